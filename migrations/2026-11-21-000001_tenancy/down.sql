@@ -1,0 +1,3 @@
+DROP TABLE api_keys;
+DROP TABLE environments;
+DROP TABLE organizations;

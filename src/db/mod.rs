@@ -1,0 +1,102 @@
+//! Database access: the connection pool, embedded migrations and the private development cluster.
+
+pub mod local_cluster;
+pub mod schema;
+pub mod schema_domain;
+
+use diesel_async::pooled_connection::deadpool::{BuildError, Object, Pool};
+use diesel_async::pooled_connection::AsyncDieselConnectionManager;
+use diesel_async::{AsyncConnection, AsyncMigrationHarness, AsyncPgConnection};
+use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+
+/// Every migration under `migrations/`, compiled into the binary.
+pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
+
+/// The shared pool of async PostgreSQL connections.
+pub type DbPool = Pool<AsyncPgConnection>;
+/// One connection checked out of the pool.
+pub type DbConn = Object<AsyncPgConnection>;
+
+/// Builds a pool of at most `size` connections; connections are opened lazily.
+pub fn build_pool(database_url: &str, size: usize) -> Result<DbPool, BuildError> {
+    let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new(database_url);
+    Pool::builder(manager).max_size(size).build()
+}
+
+/// Applies every pending migration and returns the versions applied.
+///
+/// Diesel's migration harness is synchronous and blocks in place, so this needs the
+/// multi-threaded tokio runtime (the binary and the tests use it).
+pub async fn run_migrations(database_url: &str) -> anyhow::Result<Vec<String>> {
+    let connection = AsyncPgConnection::establish(database_url).await?;
+    let mut harness = AsyncMigrationHarness::new(connection);
+    let applied = harness
+        .run_pending_migrations(MIGRATIONS)
+        .map_err(|error| anyhow::anyhow!("applying migrations failed: {error}"))?;
+    Ok(applied.iter().map(ToString::to_string).collect())
+}
+
+/// The database Herald runs on: the configured one, or the private cluster it started.
+pub struct Database {
+    /// Connection pool for request handlers and workers.
+    pub pool: DbPool,
+    /// URL of the database, for migrations and `LISTEN` connections.
+    pub url: String,
+    /// The private cluster, when Herald runs one (no `DATABASE_URL`).
+    pub local_cluster: Option<local_cluster::LocalCluster>,
+}
+
+/// Name of the database Herald creates in its private cluster.
+const PRIVATE_DATABASE: &str = "herald";
+
+impl Database {
+    /// Opens the configured database, or starts the private cluster in the data directory.
+    pub async fn open(settings: &crate::config::DatabaseSettings) -> anyhow::Result<Self> {
+        let (url, local_cluster) = match &settings.database_url {
+            Some(url) => (url.clone(), None),
+            None => {
+                let cluster_dir = settings.data_dir.join("postgres");
+                let cluster =
+                    tokio::task::spawn_blocking(move || local_cluster::LocalCluster::start_or_reuse(&cluster_dir, &[]))
+                        .await??;
+                create_database_if_missing(&cluster.database_url("postgres"), PRIVATE_DATABASE).await?;
+                (cluster.database_url(PRIVATE_DATABASE), Some(cluster))
+            }
+        };
+        let pool = build_pool(&url, settings.db_pool_size)?;
+        Ok(Self { pool, url, local_cluster })
+    }
+
+    /// Stops the private cluster if this process started it.
+    pub fn close(self) {
+        if let Some(cluster) = self.local_cluster {
+            cluster.stop();
+        }
+    }
+}
+
+/// Creates `database` on the server behind `server_url` unless it exists. Safe to race: a
+/// concurrent creator's duplicate-database error counts as success.
+pub async fn create_database_if_missing(server_url: &str, database: &str) -> anyhow::Result<()> {
+    use diesel::dsl::sql;
+    use diesel::sql_types::Bool;
+    use diesel_async::{RunQueryDsl, SimpleAsyncConnection};
+
+    let mut connection = AsyncPgConnection::establish(server_url).await?;
+    let exists: bool = diesel::select(
+        sql::<Bool>("EXISTS (SELECT 1 FROM pg_database WHERE datname = ")
+            .bind::<diesel::sql_types::Text, _>(database)
+            .sql(")"),
+    )
+    .get_result(&mut connection)
+    .await?;
+    if exists {
+        return Ok(());
+    }
+    let quoted = database.replace('"', "\"\"");
+    match connection.batch_execute(&format!("CREATE DATABASE \"{quoted}\"")).await {
+        Ok(()) => Ok(()),
+        Err(diesel::result::Error::DatabaseError(_, info)) if info.message().contains("already exists") => Ok(()),
+        Err(error) => Err(error.into()),
+    }
+}

@@ -1,0 +1,173 @@
+//! Organizations, environments and API keys.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use crate::db::schema::{api_keys, environments, organizations};
+use crate::error::{AppError, AppResult};
+
+/// An environment of an organization.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = environments)]
+pub struct Environment {
+    pub id: Uuid,
+    pub organization_id: Uuid,
+    pub name: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// An environment with the name of its organization, for listings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnvironmentSummary {
+    pub environment: Environment,
+    pub organization_name: String,
+}
+
+/// Who is calling: the environment (and its organization) an API key belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tenant {
+    pub organization_id: Uuid,
+    pub environment_id: Uuid,
+}
+
+/// A freshly issued API key. The plain key exists only here; the database keeps its hash.
+#[derive(Debug, Clone)]
+pub struct IssuedApiKey {
+    pub environment_id: Uuid,
+    pub key: String,
+}
+
+/// SHA-256 of an API key, the only form in which keys are stored and looked up.
+pub fn hash_api_key(key: &str) -> Vec<u8> {
+    Sha256::digest(key.as_bytes()).to_vec()
+}
+
+/// Finds the environment of an API key through the unique index on its hash.
+pub async fn find_tenant_by_api_key(conn: &mut AsyncPgConnection, key: &str) -> AppResult<Option<Tenant>> {
+    let found = api_keys::table
+        .inner_join(environments::table)
+        .filter(api_keys::key_hash.eq(hash_api_key(key)))
+        .select((environments::organization_id, environments::id))
+        .first::<(Uuid, Uuid)>(conn)
+        .await
+        .optional()?;
+    Ok(found.map(|(organization_id, environment_id)| Tenant { organization_id, environment_id }))
+}
+
+/// Loads an environment by id.
+pub async fn get_environment(conn: &mut AsyncPgConnection, id: Uuid) -> AppResult<Environment> {
+    environments::table
+        .find(id)
+        .select(Environment::as_select())
+        .first(conn)
+        .await
+        .optional()?
+        .ok_or_else(|| AppError::NotFound(format!("Environment with id {id} not found")))
+}
+
+/// Every environment with its organization's name, oldest first.
+pub async fn list_environments(conn: &mut AsyncPgConnection) -> AppResult<Vec<EnvironmentSummary>> {
+    let rows = environments::table
+        .inner_join(organizations::table)
+        .order(environments::id)
+        .select((Environment::as_select(), organizations::name))
+        .load::<(Environment, String)>(conn)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(environment, organization_name)| EnvironmentSummary { environment, organization_name })
+        .collect())
+}
+
+/// Creates an environment (and its organization when that does not exist yet) with a first API key.
+/// An environment of that name already in the organization → 409.
+pub async fn create_environment(
+    conn: &mut AsyncPgConnection,
+    organization_name: &str,
+    environment_name: &str,
+) -> AppResult<(Environment, IssuedApiKey)> {
+    use diesel_async::AsyncConnection;
+
+    let organization_name = organization_name.trim().to_string();
+    let environment_name = environment_name.trim().to_string();
+    let mut invalid = Vec::new();
+    if organization_name.is_empty() {
+        invalid.push(empty_field("organization"));
+    }
+    if environment_name.is_empty() {
+        invalid.push(empty_field("name"));
+    }
+    if !invalid.is_empty() {
+        return Err(AppError::Validation(invalid));
+    }
+    conn.transaction::<_, AppError, _>(async |conn| {
+        let organization_id = upsert_organization(conn, &organization_name).await?;
+        let now = Utc::now();
+        let environment = Environment {
+            id: Uuid::now_v7(),
+            organization_id,
+            name: environment_name.clone(),
+            created_at: now,
+            updated_at: now,
+        };
+        let inserted = diesel::insert_into(environments::table)
+            .values(&environment)
+            .on_conflict_do_nothing()
+            .execute(conn)
+            .await?;
+        if inserted == 0 {
+            return Err(AppError::Conflict(format!(
+                "Environment {environment_name} already exists in organization {organization_name}"
+            )));
+        }
+        let key = insert_api_key(conn, environment.id).await?;
+        Ok((environment, key))
+    })
+    .await
+}
+
+fn empty_field(path: &str) -> crate::error::FieldError {
+    crate::error::FieldError {
+        path: path.to_string(),
+        messages: vec![format!("{path} must not be empty")],
+        value: serde_json::Value::String(String::new()),
+    }
+}
+
+async fn upsert_organization(conn: &mut AsyncPgConnection, name: &str) -> AppResult<Uuid> {
+    // The no-op update makes RETURNING yield the existing row's id on conflict.
+    Ok(diesel::insert_into(organizations::table)
+        .values((organizations::id.eq(Uuid::now_v7()), organizations::name.eq(name)))
+        .on_conflict(organizations::name)
+        .do_update()
+        .set(organizations::name.eq(name))
+        .returning(organizations::id)
+        .get_result(conn)
+        .await?)
+}
+
+/// Issues a new API key for an existing environment.
+pub async fn create_api_key(conn: &mut AsyncPgConnection, environment_id: Uuid) -> AppResult<IssuedApiKey> {
+    get_environment(conn, environment_id).await?;
+    insert_api_key(conn, environment_id).await
+}
+
+async fn insert_api_key(conn: &mut AsyncPgConnection, environment_id: Uuid) -> AppResult<IssuedApiKey> {
+    let mut secret = [0u8; 32];
+    rand::rng().fill_bytes(&mut secret);
+    let key = format!("hk_{}", hex::encode(secret));
+    diesel::insert_into(api_keys::table)
+        .values((
+            api_keys::id.eq(Uuid::now_v7()),
+            api_keys::environment_id.eq(environment_id),
+            api_keys::key_hash.eq(hash_api_key(&key)),
+        ))
+        .execute(conn)
+        .await?;
+    Ok(IssuedApiKey { environment_id, key })
+}

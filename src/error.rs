@@ -1,0 +1,222 @@
+//! The one error type of Herald. Business code returns [`AppError`]; the gRPC layer turns it into a
+//! `tonic::Status` (with `google.rpc.BadRequest` details for field violations), and the REST layer
+//! turns that status back into the contract's HTTP error body (see `rest::error_body`).
+
+use std::sync::Arc;
+
+use http::StatusCode;
+use serde_json::Value;
+use tonic::Code;
+use tonic_types::{BadRequest, ErrorDetails, FieldViolation, StatusExt};
+
+/// Result of business operations.
+pub type AppResult<T> = Result<T, AppError>;
+
+/// One failing field of a validated request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldError {
+    /// Dotted path of the field in the request, e.g. `email` or `channels.0.providerId`.
+    pub path: String,
+    /// Every reason the field is invalid.
+    pub messages: Vec<String>,
+    /// The value the client sent (JSON `null` when absent).
+    pub value: Value,
+}
+
+/// Every failure Herald reports, each with a fixed HTTP status and gRPC code.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// 400: malformed input that is not a field validation (bad JSON, wrong type, bad precondition).
+    #[error("{0}")]
+    BadRequest(String),
+    /// 401: the three authentication failures of the contract.
+    #[error("{0}")]
+    Unauthenticated(String),
+    /// 404: an unknown resource; the message names the id.
+    #[error("{0}")]
+    NotFound(String),
+    /// 409: a uniqueness conflict.
+    #[error("{0}")]
+    Conflict(String),
+    /// 413: the request body is over the limit.
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    /// 422: field validation failed; every failing field is listed.
+    #[error("Validation failed: {}", describe_fields(.0))]
+    Validation(Vec<FieldError>),
+    /// 501: the rpc exists in the API but is not implemented yet.
+    #[error("{0}")]
+    Unimplemented(String),
+    /// 503: the database could not be reached.
+    #[error("service unavailable")]
+    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// 500: a bug or an unexpected failure; the client sees only the `error_id`.
+    #[error("Internal server error")]
+    Internal {
+        /// Id given to the client and logged with the cause.
+        error_id: String,
+        /// The cause, logged, never sent to the client.
+        #[source]
+        cause: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+fn describe_fields(fields: &[FieldError]) -> String {
+    fields.iter().map(|field| field.path.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+impl AppError {
+    /// Wraps an unexpected failure, logging it once with a fresh error id.
+    pub fn internal(cause: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        let cause = cause.into();
+        let error_id = new_error_id();
+        tracing::error!(error_id = %error_id, error = %cause, "internal error");
+        AppError::Internal { error_id, cause }
+    }
+
+    /// A 422 for a single field.
+    pub fn invalid_field(path: impl Into<String>, message: impl Into<String>, value: Value) -> Self {
+        AppError::Validation(vec![FieldError { path: path.into(), messages: vec![message.into()], value }])
+    }
+
+    /// The HTTP status the contract gives this error.
+    pub fn http_status(&self) -> StatusCode {
+        match self {
+            AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            AppError::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
+            AppError::NotFound(_) => StatusCode::NOT_FOUND,
+            AppError::Conflict(_) => StatusCode::CONFLICT,
+            AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            AppError::Unimplemented(_) => StatusCode::NOT_IMPLEMENTED,
+            AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn grpc_code(&self) -> Code {
+        match self {
+            AppError::BadRequest(_) | AppError::Validation(_) => Code::InvalidArgument,
+            AppError::Unauthenticated(_) => Code::Unauthenticated,
+            AppError::NotFound(_) => Code::NotFound,
+            AppError::Conflict(_) => Code::AlreadyExists,
+            AppError::PayloadTooLarge(_) => Code::ResourceExhausted,
+            AppError::Unimplemented(_) => Code::Unimplemented,
+            AppError::Unavailable(_) => Code::Unavailable,
+            AppError::Internal { .. } => Code::Internal,
+        }
+    }
+
+    /// The error id of a 500, if this is one.
+    pub fn error_id(&self) -> Option<&str> {
+        match self {
+            AppError::Internal { error_id, .. } => Some(error_id),
+            _ => None,
+        }
+    }
+
+    /// Rebuilds the error from a status that did not come from an [`AppError`] (a status made by
+    /// tonic itself, such as a decode failure), so REST renders every status the same way.
+    fn from_foreign_status(status: &tonic::Status) -> Self {
+        let message = status.message().to_string();
+        match status.code() {
+            Code::InvalidArgument | Code::OutOfRange | Code::FailedPrecondition => AppError::BadRequest(message),
+            Code::Unauthenticated | Code::PermissionDenied => AppError::Unauthenticated(message),
+            Code::NotFound => AppError::NotFound(message),
+            Code::AlreadyExists | Code::Aborted => AppError::Conflict(message),
+            Code::ResourceExhausted => AppError::PayloadTooLarge(message),
+            Code::Unimplemented => AppError::Unimplemented(message),
+            Code::Unavailable => AppError::Unavailable(message.into()),
+            _ => AppError::internal(format!("{:?}: {message}", status.code())),
+        }
+    }
+}
+
+/// Generates the id a client quotes when reporting a 500.
+pub fn new_error_id() -> String {
+    uuid::Uuid::now_v7().simple().to_string()
+}
+
+impl From<AppError> for tonic::Status {
+    fn from(error: AppError) -> Self {
+        let code = error.grpc_code();
+        let message = match &error {
+            AppError::Internal { error_id, .. } => format!("Internal server error (errorId {error_id})"),
+            other => other.to_string(),
+        };
+        let mut status = match &error {
+            AppError::Validation(fields) => {
+                let violations: Vec<FieldViolation> = fields
+                    .iter()
+                    .flat_map(|field| field.messages.iter().map(|m| FieldViolation::new(&field.path, m)))
+                    .collect();
+                tonic::Status::with_error_details(code, message, ErrorDetails::with_bad_request(violations))
+            }
+            _ => tonic::Status::new(code, message),
+        };
+        // In-process callers (the REST layer) read the full error back from the source.
+        status.set_source(Arc::new(error));
+        status
+    }
+}
+
+impl From<tonic::Status> for AppError {
+    /// Recovers the error a status was made from: from its source when it was built in-process,
+    /// else from the code, message and `BadRequest` details sent over the wire.
+    fn from(status: tonic::Status) -> Self {
+        if let Some(original) = std::error::Error::source(&status).and_then(|s| s.downcast_ref::<AppError>()) {
+            return original.clone_for_response();
+        }
+        if let Some(bad_request) = status.get_details_bad_request() {
+            return AppError::Validation(fields_from_bad_request(bad_request));
+        }
+        AppError::from_foreign_status(&status)
+    }
+}
+
+fn fields_from_bad_request(bad_request: BadRequest) -> Vec<FieldError> {
+    let mut fields: Vec<FieldError> = Vec::new();
+    for violation in bad_request.field_violations {
+        match fields.iter_mut().find(|field| field.path == violation.field) {
+            Some(field) => field.messages.push(violation.description),
+            None => fields.push(FieldError {
+                path: violation.field,
+                messages: vec![violation.description],
+                value: Value::Null,
+            }),
+        }
+    }
+    fields
+}
+
+impl AppError {
+    /// A copy carrying everything a response needs (the cause of a 500 stays behind, already logged).
+    fn clone_for_response(&self) -> Self {
+        match self {
+            AppError::BadRequest(m) => AppError::BadRequest(m.clone()),
+            AppError::Unauthenticated(m) => AppError::Unauthenticated(m.clone()),
+            AppError::NotFound(m) => AppError::NotFound(m.clone()),
+            AppError::Conflict(m) => AppError::Conflict(m.clone()),
+            AppError::PayloadTooLarge(m) => AppError::PayloadTooLarge(m.clone()),
+            AppError::Validation(fields) => AppError::Validation(fields.clone()),
+            AppError::Unimplemented(m) => AppError::Unimplemented(m.clone()),
+            AppError::Unavailable(cause) => AppError::Unavailable(cause.to_string().into()),
+            AppError::Internal { error_id, cause } => {
+                AppError::Internal { error_id: error_id.clone(), cause: cause.to_string().into() }
+            }
+        }
+    }
+}
+
+impl From<diesel::result::Error> for AppError {
+    fn from(error: diesel::result::Error) -> Self {
+        AppError::internal(error)
+    }
+}
+
+impl From<diesel_async::pooled_connection::deadpool::PoolError> for AppError {
+    fn from(error: diesel_async::pooled_connection::deadpool::PoolError) -> Self {
+        tracing::warn!(%error, "database pool unavailable");
+        AppError::Unavailable(Box::new(error))
+    }
+}

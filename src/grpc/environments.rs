@@ -1,0 +1,46 @@
+//! `herald.v1.EnvironmentsService`.
+
+use tonic::{Request, Response, Status};
+
+use super::convert::format_timestamp;
+use crate::auth::tenant_of;
+use crate::domain::tenancy::{self, Environment};
+use crate::error::AppError;
+use crate::proto::herald::v1 as pb;
+use crate::server::AppState;
+
+#[derive(Clone)]
+pub struct EnvironmentsGrpc {
+    state: AppState,
+}
+
+impl EnvironmentsGrpc {
+    pub fn new(state: AppState) -> Self {
+        Self { state }
+    }
+}
+
+impl From<Environment> for pb::Environment {
+    fn from(environment: Environment) -> Self {
+        Self {
+            id: environment.id.to_string(),
+            name: environment.name,
+            organization_id: environment.organization_id.to_string(),
+            created_at: format_timestamp(environment.created_at),
+            updated_at: format_timestamp(environment.updated_at),
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl pb::environments_service_server::EnvironmentsService for EnvironmentsGrpc {
+    async fn get_current_environment(
+        &self,
+        request: Request<pb::GetCurrentEnvironmentRequest>,
+    ) -> Result<Response<pb::GetCurrentEnvironmentResponse>, Status> {
+        let tenant = tenant_of(&request)?;
+        let mut conn = self.state.pool.get().await.map_err(AppError::from)?;
+        let environment = tenancy::get_environment(&mut conn, tenant.environment_id).await?;
+        Ok(Response::new(pb::GetCurrentEnvironmentResponse { environment: Some(environment.into()) }))
+    }
+}

@@ -1,0 +1,12 @@
+//! Herald: a notification delivery service. gRPC and REST on one port, PostgreSQL-backed.
+
+pub mod auth;
+pub mod bootstrap;
+pub mod config;
+pub mod db;
+pub mod domain;
+pub mod error;
+pub mod grpc;
+pub mod proto;
+pub mod rest;
+pub mod server;

@@ -1,0 +1,111 @@
+//! The `herald` command: `serve` (default), `migrate` and `admin …`.
+
+use clap::{Parser, Subcommand};
+use herald::config::{init_tracing, GlobalSettings, ServeSettings, DEFAULT_ADDR};
+use herald::db::{run_migrations, Database};
+use herald::domain::tenancy;
+use herald::{bootstrap, server};
+use uuid::Uuid;
+
+#[derive(Parser)]
+#[command(name = "herald", version, about = "Notification delivery service: gRPC and REST on one port")]
+struct Cli {
+    #[command(flatten)]
+    global: GlobalSettings,
+
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve REST and gRPC (the default command).
+    Serve(ServeSettings),
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Manage environments and API keys.
+    #[command(subcommand)]
+    Admin(AdminCommand),
+}
+
+#[derive(Subcommand)]
+enum AdminCommand {
+    /// Create an environment (and its organization if new) and print its first API key.
+    CreateEnvironment {
+        /// Organization name; created when it does not exist.
+        #[arg(long)]
+        organization: String,
+        /// Environment name, unique inside the organization.
+        #[arg(long)]
+        name: String,
+    },
+    /// Issue a new API key for an environment and print it.
+    CreateApiKey {
+        /// Environment id (see `list-environments`).
+        #[arg(long)]
+        environment: Uuid,
+    },
+    /// List every environment with its organization.
+    ListEnvironments,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    init_tracing(cli.global.log_format);
+    let database = Database::open(&cli.global.database).await?;
+    let outcome = run(cli, &database).await;
+    database.close();
+    outcome
+}
+
+async fn run(cli: Cli, database: &Database) -> anyhow::Result<()> {
+    let applied = run_migrations(&database.url).await?;
+    if !applied.is_empty() {
+        tracing::info!(?applied, "applied migrations");
+    }
+    match cli.command {
+        None => serve(ServeSettings { addr: default_addr()? }, &cli.global, database).await,
+        Some(Command::Serve(settings)) => serve(settings, &cli.global, database).await,
+        Some(Command::Migrate) => Ok(()),
+        Some(Command::Admin(command)) => admin(command, database).await,
+    }
+}
+
+/// `herald` with no subcommand honours `HERALD_ADDR` like `herald serve`.
+fn default_addr() -> anyhow::Result<std::net::SocketAddr> {
+    Ok(std::env::var("HERALD_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.into()).parse()?)
+}
+
+async fn serve(settings: ServeSettings, global: &GlobalSettings, database: &Database) -> anyhow::Result<()> {
+    if database.local_cluster.is_some() {
+        bootstrap::first_start(&database.pool, &global.database.data_dir).await?;
+    }
+    let listener = tokio::net::TcpListener::bind(settings.addr).await?;
+    tracing::info!(addr = %listener.local_addr()?, "Herald is serving REST and gRPC");
+    let state = server::AppState { pool: database.pool.clone() };
+    server::serve(listener, state, server::shutdown_signal()).await?;
+    Ok(())
+}
+
+async fn admin(command: AdminCommand, database: &Database) -> anyhow::Result<()> {
+    let mut conn = database.pool.get().await?;
+    match command {
+        AdminCommand::CreateEnvironment { organization, name } => {
+            let (environment, key) = tenancy::create_environment(&mut conn, &organization, &name).await?;
+            println!("environment {} ({})", environment.id, environment.name);
+            println!("api key {}", key.key);
+        }
+        AdminCommand::CreateApiKey { environment } => {
+            let key = tenancy::create_api_key(&mut conn, environment).await?;
+            println!("api key {}", key.key);
+        }
+        AdminCommand::ListEnvironments => {
+            for summary in tenancy::list_environments(&mut conn).await? {
+                let environment = summary.environment;
+                println!("{}\t{}\t{}", environment.id, summary.organization_name, environment.name);
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,24 @@
+//! REST routes of environments.
+
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Extension, Router};
+use http::StatusCode;
+
+use super::{grpc_request, json_response, RestResult};
+use crate::domain::tenancy::Tenant;
+use crate::grpc::Services;
+use crate::proto::herald::v1 as pb;
+use pb::environments_service_server::EnvironmentsService;
+
+pub fn routes() -> Router<Services> {
+    Router::new().route("/v1/environments/me", get(get_current_environment))
+}
+
+async fn get_current_environment(State(services): State<Services>, Extension(tenant): Extension<Tenant>) -> RestResult {
+    let response = services
+        .environments
+        .get_current_environment(grpc_request(tenant, pb::GetCurrentEnvironmentRequest {}))
+        .await?;
+    Ok(json_response(StatusCode::OK, &response.into_inner().environment))
+}

@@ -1,0 +1,69 @@
+//! The REST front: routes that parse the spec's JSON shapes, call the same tonic methods
+//! in-process, and write the spec's JSON shapes back. No business rule lives here.
+
+mod body;
+mod environments;
+mod errors;
+
+pub use body::JsonBody;
+pub use errors::{error_response, not_found_fallback, panic_message, render_errors, rest_panic_response};
+
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use http::StatusCode;
+use serde::Serialize;
+
+use crate::domain::tenancy::Tenant;
+use crate::error::AppError;
+use crate::grpc::Services;
+
+/// Every REST route, without authentication or error rendering (the server adds both).
+pub fn router(services: Services) -> Router {
+    Router::new().merge(environments::routes()).with_state(services)
+}
+
+/// Wraps a REST call's message as a tonic request carrying the caller's tenant, as the auth
+/// middleware would have for a gRPC call.
+pub fn grpc_request<T>(tenant: Tenant, message: T) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    request.extensions_mut().insert(tenant);
+    request
+}
+
+/// A JSON success body with the given status (the contract: 200 for reads and updates, 201 for creation).
+pub fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response {
+    match serde_json::to_vec(body) {
+        Ok(bytes) => (status, [(http::header::CONTENT_TYPE, "application/json")], bytes).into_response(),
+        Err(error) => error_response(AppError::internal(error)),
+    }
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        error_response(self)
+    }
+}
+
+/// What REST handlers return; a `tonic::Status` from the in-process call converts with `?`.
+pub type RestResult = Result<Response, RestError>;
+
+/// An error leaving a REST handler: an [`AppError`], whether raised here or returned by a tonic method.
+pub struct RestError(AppError);
+
+impl From<tonic::Status> for RestError {
+    fn from(status: tonic::Status) -> Self {
+        Self(AppError::from(status))
+    }
+}
+
+impl From<AppError> for RestError {
+    fn from(error: AppError) -> Self {
+        Self(error)
+    }
+}
+
+impl IntoResponse for RestError {
+    fn into_response(self) -> Response {
+        error_response(self.0)
+    }
+}

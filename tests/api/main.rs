@@ -1,0 +1,9 @@
+//! End-to-end tests: real PostgreSQL, real HTTP and gRPC over loopback.
+
+mod support;
+
+mod auth;
+mod environments;
+mod errors;
+mod grpc_surface;
+mod zero_config;

@@ -1,0 +1,176 @@
+//! Test harness: every test gets its own PostgreSQL schema, migrated from scratch, and its own
+//! Herald server on an ephemeral loopback port, reached over real HTTP and real gRPC.
+//!
+//! The database server is `DATABASE_URL`'s when set; otherwise a private cluster started from the
+//! installed PostgreSQL binaries in the target directory (kept running for the next run).
+
+use std::net::SocketAddr;
+
+use axum::Router;
+use herald::db::local_cluster::{LocalCluster, FAST_UNSAFE_SETTINGS};
+use herald::db::{build_pool, create_database_if_missing, run_migrations, DbPool};
+use herald::domain::tenancy;
+use herald::server::{self, AppState};
+use tokio::sync::{oneshot, OnceCell};
+use uuid::Uuid;
+
+const TEST_DATABASE: &str = "herald_test";
+
+/// A running server with a fresh schema, an environment and an API key.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub api_key: String,
+    pub environment_id: Uuid,
+    pub organization_id: Uuid,
+    pub pool: DbPool,
+    shutdown: Option<oneshot::Sender<()>>,
+}
+
+impl TestServer {
+    /// Starts Herald's own router.
+    pub async fn start() -> Self {
+        Self::start_with(Router::new()).await
+    }
+
+    /// Starts Herald with `extra_rest_routes` mounted beside the real ones (to provoke failures).
+    pub async fn start_with(extra_rest_routes: Router) -> Self {
+        let database_url = fresh_schema_url().await;
+        run_migrations(&database_url).await.expect("migrations apply");
+        let pool = build_pool(&database_url, 8).expect("pool");
+        let (environment, key) = {
+            let mut conn = pool.get().await.expect("connection");
+            tenancy::create_environment(&mut conn, "Acme", "development").await.expect("environment")
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (shutdown, stopped) = oneshot::channel::<()>();
+        let router = server::router_with_extra_rest_routes(AppState { pool: pool.clone() }, extra_rest_routes);
+        tokio::spawn(async move {
+            axum::serve(listener, router)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await
+                .expect("server runs");
+        });
+        Self {
+            addr,
+            api_key: key.key,
+            environment_id: environment.id,
+            organization_id: environment.organization_id,
+            pool,
+            shutdown: Some(shutdown),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// `Authorization` header value of this server's API key.
+    pub fn authorization(&self) -> String {
+        format!("ApiKey {}", self.api_key)
+    }
+
+    /// A GET with this server's API key.
+    pub fn get(&self, path: &str) -> reqwest::RequestBuilder {
+        http_client().get(self.url(path)).header("authorization", self.authorization())
+    }
+
+    /// A gRPC channel to this server (h2c on the same port as REST).
+    pub async fn grpc_channel(&self) -> tonic::transport::Channel {
+        tonic::transport::Endpoint::from_shared(format!("http://{}", self.addr))
+            .expect("endpoint")
+            .connect()
+            .await
+            .expect("gRPC connects")
+    }
+
+    /// Wraps `message` in a gRPC request carrying this server's API key.
+    pub fn grpc_request<T>(&self, message: T) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        request.metadata_mut().insert("authorization", self.authorization().parse().expect("ascii"));
+        request
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+    }
+}
+
+pub fn http_client() -> reqwest::Client {
+    reqwest::Client::builder().build().expect("client")
+}
+
+/// URL of the test database's server (`postgres` database), starting the private cluster if needed.
+pub fn server_url() -> String {
+    static URL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    URL.get_or_init(|| match std::env::var("DATABASE_URL") {
+        Ok(url) => url,
+        Err(_) => {
+            let data_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("postgres");
+            let cluster =
+                LocalCluster::start_or_reuse(&data_dir, FAST_UNSAFE_SETTINGS).expect("private cluster starts");
+            cluster.database_url("postgres")
+        }
+    })
+    .clone()
+}
+
+/// `server_url` with its database replaced by `database`.
+fn database_url(database: &str) -> String {
+    let server = server_url();
+    let (base, _) = server.rsplit_once('/').expect("DATABASE_URL has a database path");
+    format!("{base}/{database}")
+}
+
+/// Creates a schema of its own for one test and returns a URL whose connections use it.
+async fn fresh_schema_url() -> String {
+    static PREPARED: OnceCell<()> = OnceCell::const_new();
+    PREPARED
+        .get_or_init(|| async {
+            create_database_if_missing(&server_url(), TEST_DATABASE).await.expect("test database");
+            // Created once here, not concurrently by the first migrations of parallel tests.
+            execute("CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public").await;
+            drop_schemas_of_dead_processes().await;
+        })
+        .await;
+    let schema = format!("test_{}_{}", std::process::id(), Uuid::new_v4().simple());
+    execute(&format!("CREATE SCHEMA {schema}")).await;
+    // Extensions live in `public` so that every test schema sees them.
+    format!("{}?options=-c%20search_path%3D{schema},public", database_url(TEST_DATABASE))
+}
+
+/// Schemas are named after the test process; those of processes that ended are dropped.
+async fn drop_schemas_of_dead_processes() {
+    use diesel::sql_types::Text;
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+
+    #[derive(diesel::QueryableByName)]
+    struct SchemaName {
+        #[diesel(sql_type = Text)]
+        nspname: String,
+    }
+    let mut conn = AsyncPgConnection::establish(&database_url(TEST_DATABASE)).await.expect("connect");
+    let schemas: Vec<SchemaName> = diesel::sql_query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'test\\_%'")
+        .load(&mut conn)
+        .await
+        .expect("list schemas");
+    for SchemaName { nspname } in schemas {
+        let pid = nspname.split('_').nth(1).and_then(|pid| pid.parse::<u32>().ok());
+        let alive = pid.is_some_and(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists());
+        if !alive {
+            execute(&format!("DROP SCHEMA IF EXISTS {nspname} CASCADE")).await;
+        }
+    }
+}
+
+async fn execute(sql: &str) {
+    use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+    let mut conn = AsyncPgConnection::establish(&database_url(TEST_DATABASE)).await.expect("connect");
+    conn.batch_execute(sql).await.unwrap_or_else(|error| panic!("{sql}: {error}"));
+}
