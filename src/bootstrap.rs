@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 
+use crate::crypto::CredentialCipher;
 use crate::db::schema::organizations;
 use crate::db::DbPool;
 use crate::domain::tenancy;
@@ -18,7 +19,7 @@ use crate::domain::tenancy;
 pub const API_KEY_FILE: &str = "api-key";
 
 /// Seeds an empty database. Does nothing when any organization exists already.
-pub async fn first_start(pool: &DbPool, data_dir: &Path) -> anyhow::Result<()> {
+pub async fn first_start(pool: &DbPool, cipher: &CredentialCipher, data_dir: &Path) -> anyhow::Result<()> {
     let mut conn = pool.get().await?;
     let organizations: i64 = organizations::table.count().get_result(&mut conn).await?;
     if organizations > 0 {
@@ -29,7 +30,7 @@ pub async fn first_start(pool: &DbPool, data_dir: &Path) -> anyhow::Result<()> {
         return Ok(());
     }
     let (environment, key) = tenancy::create_environment(&mut conn, "Default", "development").await?;
-    crate::domain::seed::seed_environment(&mut conn, &environment).await?;
+    crate::domain::seed::seed_environment(&mut conn, cipher, &environment).await?;
     let key_file = write_key_file(data_dir, &key.key)?;
     println!("Herald is ready. API key for environment 'development' (also in {}):", key_file.display());
     println!("{}", key.key);

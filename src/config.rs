@@ -28,23 +28,21 @@ pub struct DatabaseSettings {
     pub db_pool_size: usize,
 }
 
-/// Settings of `herald serve`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct ServeSettings {
-    /// Address serving REST (HTTP/1.1 and h2) and gRPC (h2c) on one port.
-    #[arg(long, env = "HERALD_ADDR", default_value = DEFAULT_ADDR)]
-    pub addr: SocketAddr,
-}
-
-/// Where `herald serve` listens unless told otherwise.
-pub const DEFAULT_ADDR: &str = "127.0.0.1:3000";
-
 /// Settings shared by every command.
 #[derive(Debug, Clone, clap::Args)]
 pub struct GlobalSettings {
     /// Log format: text or json.
     #[arg(long, env = "HERALD_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
     pub log_format: LogFormat,
+
+    /// Address serving REST (HTTP/1.1 and h2) and gRPC (h2c) on one port.
+    #[arg(long, env = "HERALD_ADDR", default_value = "127.0.0.1:3000", global = true)]
+    pub addr: SocketAddr,
+
+    /// Base64 of the 32-byte key encrypting integration credentials. When unset, the key is read
+    /// from (or generated into) `secret-key` in the data directory.
+    #[arg(long, env = "HERALD_SECRET_KEY", hide_env_values = true, global = true)]
+    pub secret_key: Option<String>,
 
     #[command(flatten)]
     pub database: DatabaseSettings,

@@ -3,6 +3,7 @@
 pub mod auth;
 pub mod bootstrap;
 pub mod config;
+pub mod crypto;
 pub mod db;
 pub mod domain;
 pub mod error;

@@ -1,7 +1,8 @@
 //! The `herald` command: `serve` (default), `migrate` and `admin …`.
 
 use clap::{Parser, Subcommand};
-use herald::config::{init_tracing, GlobalSettings, ServeSettings, DEFAULT_ADDR};
+use herald::config::{init_tracing, GlobalSettings};
+use herald::crypto::CredentialCipher;
 use herald::db::{run_migrations, Database};
 use herald::domain::tenancy;
 use herald::{bootstrap, server};
@@ -20,7 +21,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Serve REST and gRPC (the default command).
-    Serve(ServeSettings),
+    Serve,
     /// Apply pending database migrations and exit.
     Migrate,
     /// Manage environments and API keys.
@@ -65,25 +66,20 @@ async fn run(cli: Cli, database: &Database) -> anyhow::Result<()> {
         tracing::info!(?applied, "applied migrations");
     }
     match cli.command {
-        None => serve(ServeSettings { addr: default_addr()? }, &cli.global, database).await,
-        Some(Command::Serve(settings)) => serve(settings, &cli.global, database).await,
+        None | Some(Command::Serve) => serve(&cli.global, database).await,
         Some(Command::Migrate) => Ok(()),
         Some(Command::Admin(command)) => admin(command, database).await,
     }
 }
 
-/// `herald` with no subcommand honours `HERALD_ADDR` like `herald serve`.
-fn default_addr() -> anyhow::Result<std::net::SocketAddr> {
-    Ok(std::env::var("HERALD_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.into()).parse()?)
-}
-
-async fn serve(settings: ServeSettings, global: &GlobalSettings, database: &Database) -> anyhow::Result<()> {
+async fn serve(settings: &GlobalSettings, database: &Database) -> anyhow::Result<()> {
+    let cipher = CredentialCipher::load(settings.secret_key.as_deref(), &settings.database.data_dir)?;
     if database.local_cluster.is_some() {
-        bootstrap::first_start(&database.pool, &global.database.data_dir).await?;
+        bootstrap::first_start(&database.pool, &cipher, &settings.database.data_dir).await?;
     }
     let listener = tokio::net::TcpListener::bind(settings.addr).await?;
     tracing::info!(addr = %listener.local_addr()?, "Herald is serving REST and gRPC");
-    let state = server::AppState { pool: database.pool.clone() };
+    let state = server::AppState { pool: database.pool.clone(), cipher };
     server::serve(listener, state, server::shutdown_signal()).await?;
     Ok(())
 }

@@ -29,6 +29,8 @@ const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
 #[derive(Clone)]
 pub struct AppState {
     pub pool: DbPool,
+    /// Encrypts integration credentials at rest.
+    pub cipher: crate::crypto::CredentialCipher,
 }
 
 /// Serves Herald on `listener` until `shutdown` resolves, then lets in-flight requests finish.

@@ -2,6 +2,7 @@
 
 mod support;
 
+mod admin;
 mod auth;
 mod environments;
 mod errors;

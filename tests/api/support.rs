@@ -44,7 +44,10 @@ impl TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let (shutdown, stopped) = oneshot::channel::<()>();
-        let router = server::router_with_extra_rest_routes(AppState { pool: pool.clone() }, extra_rest_routes);
+        let router = server::router_with_extra_rest_routes(
+            AppState { pool: pool.clone(), cipher: herald::crypto::CredentialCipher::random() },
+            extra_rest_routes,
+        );
         tokio::spawn(async move {
             axum::serve(listener, router)
                 .with_graceful_shutdown(async {
@@ -129,7 +132,7 @@ fn database_url(database: &str) -> String {
 }
 
 /// Creates a schema of its own for one test and returns a URL whose connections use it.
-async fn fresh_schema_url() -> String {
+pub async fn fresh_schema_url() -> String {
     static PREPARED: OnceCell<()> = OnceCell::const_new();
     PREPARED
         .get_or_init(|| async {

@@ -70,6 +70,30 @@ async fn terminate(mut child: Child) -> String {
     printed
 }
 
+/// The seed a newcomer needs: one active in-app integration and the `welcome` workflow with its step.
+async fn assert_seeded_for_a_first_trigger(pid_file: &Path) {
+    use diesel::dsl::sql;
+    use diesel::sql_types::{BigInt, Text};
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+
+    let port = std::fs::read_to_string(pid_file).unwrap().lines().nth(3).unwrap().trim().to_string();
+    let mut conn = AsyncPgConnection::establish(&format!("postgres://postgres@127.0.0.1:{port}/herald")).await.unwrap();
+    let integrations: Vec<String> =
+        diesel::select(sql::<Text>("string_agg(provider_id || '/' || channel, ',') FROM integrations WHERE active"))
+            .load(&mut conn)
+            .await
+            .unwrap();
+    assert_eq!(integrations, ["svc/in_app"]);
+    let welcome_steps: i64 = diesel::select(sql::<BigInt>(
+        "count(*) FROM workflow_steps s JOIN workflows w ON w.id = s.workflow_id \
+         WHERE w.identifier = 'welcome' AND w.active AND s.type = 'in_app'",
+    ))
+    .get_result(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(welcome_steps, 1);
+}
+
 fn free_addr() -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.local_addr().unwrap().to_string()
@@ -93,6 +117,7 @@ async fn a_run_with_no_configuration_prints_a_working_key_and_cleans_up() {
 
     let pid_file = data_dir.path().join("postgres/postmaster.pid");
     assert!(pid_file.exists(), "the private cluster runs");
+    assert_seeded_for_a_first_trigger(&pid_file).await;
     terminate(herald).await;
     assert!(!pid_file.exists(), "the private cluster stopped with herald");
 
