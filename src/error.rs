@@ -75,8 +75,12 @@ impl AppError {
     }
 
     /// A 422 for a single field.
-    pub fn invalid_field(path: impl Into<String>, message: impl Into<String>, value: Value) -> Self {
-        AppError::Validation(vec![FieldError { path: path.into(), messages: vec![message.into()], value }])
+    pub fn invalid_field(path: impl Into<String>, message: impl Into<String>, value: impl Into<Value>) -> Self {
+        AppError::Validation(vec![FieldError {
+            path: path.into(),
+            messages: vec![message.into()],
+            value: value.into(),
+        }])
     }
 
     /// The HTTP status the contract gives this error.
@@ -218,5 +222,16 @@ impl From<diesel_async::pooled_connection::deadpool::PoolError> for AppError {
     fn from(error: diesel_async::pooled_connection::deadpool::PoolError) -> Self {
         tracing::warn!(%error, "database pool unavailable");
         AppError::Unavailable(Box::new(error))
+    }
+}
+
+/// The name of the unique constraint (or unique index) `error` violated, if it is a unique violation.
+/// Lets a domain function turn a specific violation into a 409 or a 422 while anything else stays a 500.
+pub fn violated_unique_constraint(error: &diesel::result::Error) -> Option<String> {
+    match error {
+        diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, info) => {
+            Some(info.constraint_name().unwrap_or_default().to_string())
+        }
+        _ => None,
     }
 }

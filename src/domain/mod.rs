@@ -1,4 +1,8 @@
 //! Business rules, below the gRPC layer: the REST and gRPC fronts both end up here.
 
+pub mod integrations;
 pub mod seed;
+pub mod subscribers;
 pub mod tenancy;
+pub mod validation;
+pub mod workflows;

@@ -13,12 +13,6 @@ use crate::server::with_grpc_service;
 pub struct NotYetImplemented;
 
 #[tonic::async_trait]
-impl pb::subscribers_service_server::SubscribersService for NotYetImplemented {}
-#[tonic::async_trait]
-impl pb::integrations_service_server::IntegrationsService for NotYetImplemented {}
-#[tonic::async_trait]
-impl pb::workflows_service_server::WorkflowsService for NotYetImplemented {}
-#[tonic::async_trait]
 impl pb::messages_service_server::MessagesService for NotYetImplemented {}
 #[tonic::async_trait]
 impl pb::notifications_service_server::NotificationsService for NotYetImplemented {}
@@ -28,15 +22,9 @@ impl pb::events_service_server::EventsService for NotYetImplemented {}
 /// Mounts the services above on `router`.
 pub fn mount(router: Router) -> Router {
     use pb::events_service_server::EventsServiceServer;
-    use pb::integrations_service_server::IntegrationsServiceServer;
     use pb::messages_service_server::MessagesServiceServer;
     use pb::notifications_service_server::NotificationsServiceServer;
-    use pb::subscribers_service_server::SubscribersServiceServer;
-    use pb::workflows_service_server::WorkflowsServiceServer;
 
-    let router = with_grpc_service(router, SubscribersServiceServer::new(NotYetImplemented));
-    let router = with_grpc_service(router, IntegrationsServiceServer::new(NotYetImplemented));
-    let router = with_grpc_service(router, WorkflowsServiceServer::new(NotYetImplemented));
     let router = with_grpc_service(router, MessagesServiceServer::new(NotYetImplemented));
     let router = with_grpc_service(router, NotificationsServiceServer::new(NotYetImplemented));
     with_grpc_service(router, EventsServiceServer::new(NotYetImplemented))

@@ -43,3 +43,57 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
         }
     })
 }
+
+/// Parses a JSON object body as `T` and also returns its top-level keys as proto field paths
+/// (`firstName` → `first_name`), for the `update_mask` of PATCH-like rpcs: a key present with
+/// `null` clears the field, an absent key leaves it alone.
+pub fn parse_json_with_mask<T: DeserializeOwned>(bytes: &[u8]) -> Result<(T, pbjson_types::FieldMask), AppError> {
+    let message = parse_json(bytes)?;
+    let keys = match serde_json::from_slice::<serde_json::Value>(bytes) {
+        Ok(serde_json::Value::Object(object)) => object.keys().map(|key| snake_case(key)).collect(),
+        Ok(_) => return Err(AppError::BadRequest("The request body must be a JSON object".into())),
+        Err(_) => Vec::new(),
+    };
+    Ok((message, pbjson_types::FieldMask { paths: keys }))
+}
+
+/// `firstName` → `first_name`; `_id` → `id`.
+fn snake_case(key: &str) -> String {
+    let mut snake = String::with_capacity(key.len() + 4);
+    for character in key.trim_start_matches('_').chars() {
+        if character.is_ascii_uppercase() {
+            snake.push('_');
+            snake.push(character.to_ascii_lowercase());
+        } else {
+            snake.push(character);
+        }
+    }
+    snake
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mask_lists_present_keys_including_nulls() {
+        let (value, mask) =
+            parse_json_with_mask::<serde_json::Value>(br#"{"firstName": "Ada", "lastName": null, "data": {}}"#)
+                .unwrap();
+        assert_eq!(value["firstName"], "Ada");
+        let mut paths = mask.paths;
+        paths.sort();
+        assert_eq!(paths, ["data", "first_name", "last_name"]);
+    }
+
+    #[test]
+    fn a_non_object_body_is_refused() {
+        assert!(parse_json_with_mask::<serde_json::Value>(b"[1]").is_err());
+    }
+
+    #[test]
+    fn empty_bodies_read_as_an_empty_object() {
+        let value: serde_json::Value = parse_json(b"  ").unwrap();
+        assert_eq!(value, serde_json::json!({}));
+    }
+}

@@ -4,8 +4,12 @@
 mod body;
 mod environments;
 mod errors;
+mod integrations;
+pub mod query;
+mod subscribers;
+mod workflows;
 
-pub use body::JsonBody;
+pub use body::{parse_json, parse_json_with_mask, JsonBody};
 pub use errors::{error_response, not_found_fallback, panic_message, render_errors, rest_panic_response};
 
 use axum::response::{IntoResponse, Response};
@@ -19,7 +23,12 @@ use crate::grpc::Services;
 
 /// Every REST route, without authentication or error rendering (the server adds both).
 pub fn router(services: Services) -> Router {
-    Router::new().merge(environments::routes()).with_state(services)
+    Router::new()
+        .merge(environments::routes())
+        .merge(subscribers::routes())
+        .merge(integrations::routes())
+        .merge(workflows::routes())
+        .with_state(services)
 }
 
 /// Wraps a REST call's message as a tonic request carrying the caller's tenant, as the auth

@@ -7,4 +7,7 @@ mod auth;
 mod environments;
 mod errors;
 mod grpc_surface;
+mod integrations;
+mod subscribers;
+mod workflows;
 mod zero_config;

@@ -1,0 +1,1 @@
+//! Business rules of integrations (provider connections).

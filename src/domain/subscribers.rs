@@ -1,0 +1,1 @@
+//! Business rules of subscribers, their channel credentials and preferences.

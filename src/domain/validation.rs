@@ -1,0 +1,68 @@
+//! Collects every failing field of a request so that one 422 reports them all at once.
+
+use serde_json::Value;
+
+use crate::error::{AppError, AppResult, FieldError};
+
+/// Accumulates field errors; [`finish`](Self::finish) turns them into one 422.
+#[derive(Debug, Default)]
+pub struct Validator {
+    errors: Vec<FieldError>,
+}
+
+impl Validator {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records `message` for `path` (merged with earlier messages of the same field).
+    pub fn reject(&mut self, path: &str, message: impl Into<String>, value: impl Into<Value>) {
+        let message = message.into();
+        match self.errors.iter_mut().find(|error| error.path == path) {
+            Some(error) => error.messages.push(message),
+            None => {
+                self.errors.push(FieldError { path: path.to_string(), messages: vec![message], value: value.into() })
+            }
+        }
+    }
+
+    /// Records `message` for `path` unless `valid`.
+    pub fn check(&mut self, valid: bool, path: &str, message: impl Into<String>, value: impl Into<Value>) {
+        if !valid {
+            self.reject(path, message, value);
+        }
+    }
+
+    /// Ok when nothing was rejected, else a 422 listing every rejected field.
+    pub fn finish(self) -> AppResult<()> {
+        if self.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(AppError::Validation(self.errors))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_every_field_and_merges_messages_per_field() {
+        let mut validator = Validator::new();
+        validator.check(true, "email", "never reported", "a@b.c");
+        validator.reject("email", "must be an email", "nope");
+        validator.reject("timezone", "must be an IANA timezone", "Mars/Base");
+        validator.reject("email", "must not contain spaces", "nope");
+        let Err(AppError::Validation(errors)) = validator.finish() else { panic!("expected a 422") };
+        assert_eq!(errors.len(), 2);
+        assert_eq!(errors[0].path, "email");
+        assert_eq!(errors[0].messages, ["must be an email", "must not contain spaces"]);
+        assert_eq!(errors[1].value, "Mars/Base");
+    }
+
+    #[test]
+    fn nothing_rejected_is_ok() {
+        assert!(Validator::new().finish().is_ok());
+    }
+}

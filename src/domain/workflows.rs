@@ -1,0 +1,1 @@
+//! Business rules of workflows (v2).

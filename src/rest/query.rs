@@ -1,0 +1,103 @@
+//! Lenient query-string parsing, the way generated clients send parameters: `limit=2` and
+//! `limit=2.0` are both 2; an array parameter may be one value, repeated keys (`a=1&a=2`) or
+//! bracketed keys (`a[]=1&a[]=2`); booleans are `true`/`false`; unknown parameters are ignored.
+//! A value that cannot be read is a 422 naming the parameter.
+
+use axum::extract::{FromRequestParts, RawQuery};
+use http::request::Parts;
+use serde_json::Value;
+
+use crate::error::AppError;
+
+/// Every `key=value` pair of the query string, in order.
+#[derive(Debug, Default, Clone)]
+pub struct QueryParams {
+    pairs: Vec<(String, String)>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let RawQuery(raw) = RawQuery::from_request_parts(parts, state).await.unwrap_or(RawQuery(None));
+        Ok(Self::parse(raw.as_deref().unwrap_or("")))
+    }
+}
+
+impl QueryParams {
+    /// Parses a raw query string (without the `?`).
+    pub fn parse(raw: &str) -> Self {
+        let pairs = form_urlencoded::parse(raw.as_bytes())
+            .map(|(key, value)| {
+                let key = key.strip_suffix("[]").unwrap_or(&key).to_string();
+                (key, value.into_owned())
+            })
+            .collect();
+        Self { pairs }
+    }
+
+    /// The last value of `key`, if present.
+    pub fn string(&self, key: &str) -> Option<String> {
+        self.pairs.iter().rev().find(|(name, _)| name == key).map(|(_, value)| value.clone())
+    }
+
+    /// Every value of `key`; a single comma-free value is a one-element list.
+    pub fn list(&self, key: &str) -> Vec<String> {
+        self.pairs.iter().filter(|(name, _)| name == key).map(|(_, value)| value.clone()).collect()
+    }
+
+    /// `key` as a whole number; `2.0` reads as 2, `2.5` or `two` is a 422.
+    pub fn integer(&self, key: &str) -> Result<Option<i64>, AppError> {
+        let Some(text) = self.string(key) else { return Ok(None) };
+        let parsed = text.trim().parse::<f64>().ok().filter(|number| number.fract() == 0.0 && number.is_finite());
+        match parsed {
+            Some(number) => Ok(Some(number as i64)),
+            None => Err(AppError::invalid_field(key, format!("{key} must be a whole number"), Value::String(text))),
+        }
+    }
+
+    /// `key` as a boolean (`true` or `false`).
+    pub fn boolean(&self, key: &str) -> Result<Option<bool>, AppError> {
+        match self.string(key).as_deref() {
+            None => Ok(None),
+            Some("true") => Ok(Some(true)),
+            Some("false") => Ok(Some(false)),
+            Some(other) => Err(AppError::invalid_field(key, format!("{key} must be true or false"), other)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_may_carry_a_zero_fraction() {
+        let query = QueryParams::parse("limit=2.0&page=3");
+        assert_eq!(query.integer("limit").unwrap(), Some(2));
+        assert_eq!(query.integer("page").unwrap(), Some(3));
+        assert_eq!(query.integer("absent").unwrap(), None);
+        assert!(QueryParams::parse("limit=2.5").integer("limit").is_err());
+        assert!(QueryParams::parse("limit=ten").integer("limit").is_err());
+    }
+
+    #[test]
+    fn arrays_accept_single_repeated_and_bracketed_keys() {
+        assert_eq!(QueryParams::parse("a=1").list("a"), ["1"]);
+        assert_eq!(QueryParams::parse("a=1&b=x&a=2").list("a"), ["1", "2"]);
+        assert_eq!(QueryParams::parse("a%5B%5D=1&a[]=2").list("a"), ["1", "2"]);
+        assert!(QueryParams::parse("").list("a").is_empty());
+    }
+
+    #[test]
+    fn booleans_are_true_or_false_only() {
+        assert_eq!(QueryParams::parse("x=true").boolean("x").unwrap(), Some(true));
+        assert_eq!(QueryParams::parse("x=false").boolean("x").unwrap(), Some(false));
+        assert!(QueryParams::parse("x=yes").boolean("x").is_err());
+    }
+
+    #[test]
+    fn percent_encoding_is_decoded() {
+        assert_eq!(QueryParams::parse("email=a%2Bb%40x.io").string("email").as_deref(), Some("a+b@x.io"));
+    }
+}

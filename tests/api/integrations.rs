@@ -1,0 +1,1 @@
+//! Integrations (provider connections) over REST and gRPC.

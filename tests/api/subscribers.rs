@@ -1,0 +1,1 @@
+//! Subscribers, their channel credentials and preferences over REST and gRPC.

@@ -1,0 +1,1 @@
+//! Workflows (v2) over REST and gRPC.
