@@ -67,13 +67,10 @@ async fn grpc_distinguishes_missing_header_wrong_scheme_and_unknown_key() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_key_of_another_environment_sees_only_its_own() {
     let server = TestServer::start().await;
-    let other_key = {
-        let mut conn = server.pool.get().await.unwrap();
-        herald::domain::tenancy::create_environment(&mut conn, "Acme", "production").await.unwrap().1
-    };
+    let (other_environment, other_key) = server.other_environment("production").await;
     let body: Value = http_client()
         .get(server.url("/v1/environments/me"))
-        .header("authorization", format!("ApiKey {}", other_key.key))
+        .header("authorization", format!("ApiKey {other_key}"))
         .send()
         .await
         .unwrap()
@@ -81,6 +78,6 @@ async fn a_key_of_another_environment_sees_only_its_own() {
         .await
         .unwrap();
     assert_eq!(body["name"], "production");
-    assert_eq!(body["_id"], other_key.environment_id.to_string());
+    assert_eq!(body["_id"], other_environment.to_string());
     assert_ne!(body["_id"], server.environment_id.to_string());
 }

@@ -75,9 +75,37 @@ impl TestServer {
         format!("ApiKey {}", self.api_key)
     }
 
+    /// A request with this server's API key.
+    pub fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        http_client().request(method, self.url(path)).header("authorization", self.authorization())
+    }
+
     /// A GET with this server's API key.
     pub fn get(&self, path: &str) -> reqwest::RequestBuilder {
-        http_client().get(self.url(path)).header("authorization", self.authorization())
+        self.request(reqwest::Method::GET, path)
+    }
+
+    /// Sends `body` as JSON with `method` and returns the status and the JSON answer.
+    pub async fn send_json(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: &serde_json::Value,
+    ) -> (u16, serde_json::Value) {
+        let response = self.request(method, path).json(body).send().await.expect("request sent");
+        read_json(response).await
+    }
+
+    /// GETs `path` and returns the status and the JSON answer.
+    pub async fn get_json(&self, path: &str) -> (u16, serde_json::Value) {
+        read_json(self.get(path).send().await.expect("request sent")).await
+    }
+
+    /// Another environment (of the same organization) with its own API key, for isolation tests.
+    pub async fn other_environment(&self, name: &str) -> (Uuid, String) {
+        let mut conn = self.pool.get().await.expect("connection");
+        let (environment, key) = tenancy::create_environment(&mut conn, "Acme", name).await.expect("environment");
+        (environment.id, key.key)
     }
 
     /// A gRPC channel to this server (h2c on the same port as REST).
@@ -103,6 +131,15 @@ impl Drop for TestServer {
             let _ = shutdown.send(());
         }
     }
+}
+
+/// The status and JSON body of a response (`null` for an empty body).
+pub async fn read_json(response: reqwest::Response) -> (u16, serde_json::Value) {
+    let status = response.status().as_u16();
+    let bytes = response.bytes().await.expect("body read");
+    let body =
+        if bytes.is_empty() { serde_json::Value::Null } else { serde_json::from_slice(&bytes).expect("a JSON body") };
+    (status, body)
 }
 
 pub fn http_client() -> reqwest::Client {
