@@ -1,6 +1,7 @@
 //! Business rules, below the gRPC layer: the REST and gRPC fronts both end up here.
 
 pub mod integrations;
+pub mod preferences;
 pub mod seed;
 pub mod subscribers;
 pub mod tenancy;

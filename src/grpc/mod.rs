@@ -5,6 +5,7 @@
 pub mod convert;
 pub mod environments;
 pub mod integrations;
+pub mod subscriber_convert;
 pub mod subscribers;
 pub mod unimplemented;
 pub mod workflows;

@@ -1,5 +1,11 @@
 //! `herald.v1.SubscribersService`: subscribers, their channel credentials and preferences.
 
+use tonic::{Request, Response, Status};
+
+use crate::auth::tenant_of;
+use crate::domain::tenancy::Tenant;
+use crate::domain::{preferences, subscribers};
+use crate::error::AppError;
 use crate::proto::herald::v1 as pb;
 use crate::server::AppState;
 
@@ -12,7 +18,101 @@ impl SubscribersGrpc {
     pub fn new(state: AppState) -> Self {
         Self { state }
     }
+
+    async fn connection(&self) -> Result<crate::db::DbConn, AppError> {
+        Ok(self.state.pool.get().await?)
+    }
+}
+
+/// The tenant and message of a request.
+fn split<T>(request: Request<T>) -> Result<(Tenant, T), Status> {
+    let tenant = tenant_of(&request)?;
+    Ok((tenant, request.into_inner()))
 }
 
 #[tonic::async_trait]
-impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {}
+impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
+    async fn create_subscriber(
+        &self,
+        request: Request<pb::CreateSubscriberRequest>,
+    ) -> Result<Response<pb::CreateSubscriberResponse>, Status> {
+        let (tenant, message) = split(request)?;
+        let mut conn = self.connection().await?;
+        let created = subscribers::create_subscriber(&mut conn, tenant, message.into()).await?;
+        Ok(Response::new(pb::CreateSubscriberResponse { subscriber: Some(created.try_into()?) }))
+    }
+
+    async fn get_subscriber(
+        &self,
+        request: Request<pb::GetSubscriberRequest>,
+    ) -> Result<Response<pb::GetSubscriberResponse>, Status> {
+        let (tenant, message) = split(request)?;
+        let mut conn = self.connection().await?;
+        let found = subscribers::get_subscriber(&mut conn, tenant, &message.subscriber_id).await?;
+        Ok(Response::new(pb::GetSubscriberResponse { subscriber: Some(found.try_into()?) }))
+    }
+
+    async fn update_subscriber(
+        &self,
+        request: Request<pb::UpdateSubscriberRequest>,
+    ) -> Result<Response<pb::UpdateSubscriberResponse>, Status> {
+        let (tenant, message) = split(request)?;
+        let subscriber_id = message.subscriber_id.clone();
+        let mut conn = self.connection().await?;
+        let updated = subscribers::update_subscriber(&mut conn, tenant, &subscriber_id, message.into()).await?;
+        Ok(Response::new(pb::UpdateSubscriberResponse { subscriber: Some(updated.try_into()?) }))
+    }
+
+    async fn delete_subscriber(
+        &self,
+        request: Request<pb::DeleteSubscriberRequest>,
+    ) -> Result<Response<pb::DeleteSubscriberResponse>, Status> {
+        let (tenant, message) = split(request)?;
+        let mut conn = self.connection().await?;
+        subscribers::delete_subscriber(&mut conn, tenant, &message.subscriber_id).await?;
+        Ok(Response::new(pb::DeleteSubscriberResponse { acknowledged: true, status: "deleted".into() }))
+    }
+
+    async fn search_subscribers(
+        &self,
+        request: Request<pb::SearchSubscribersRequest>,
+    ) -> Result<Response<pb::SearchSubscribersResponse>, Status> {
+        let (tenant, message) = split(request)?;
+        let mut conn = self.connection().await?;
+        let page = subscribers::search_subscribers(&mut conn, tenant, message.into()).await?;
+        Ok(Response::new(page.try_into()?))
+    }
+
+    async fn upsert_subscriber_credentials(
+        &self,
+        request: Request<pb::UpsertSubscriberCredentialsRequest>,
+    ) -> Result<Response<pb::UpsertSubscriberCredentialsResponse>, Status> {
+        let (tenant, message) = split(request)?;
+        let subscriber_id = message.subscriber_id.clone();
+        let mut conn = self.connection().await?;
+        let updated = subscribers::upsert_credentials(&mut conn, tenant, &subscriber_id, message.into()).await?;
+        Ok(Response::new(pb::UpsertSubscriberCredentialsResponse { subscriber: Some(updated.try_into()?) }))
+    }
+
+    async fn get_subscriber_preferences(
+        &self,
+        request: Request<pb::GetSubscriberPreferencesRequest>,
+    ) -> Result<Response<pb::GetSubscriberPreferencesResponse>, Status> {
+        let (tenant, message) = split(request)?;
+        let mut conn = self.connection().await?;
+        let found = preferences::get_preferences(&mut conn, tenant, &message.subscriber_id).await?;
+        Ok(Response::new(pb::GetSubscriberPreferencesResponse { preferences: Some(found.try_into()?) }))
+    }
+
+    async fn update_subscriber_preferences(
+        &self,
+        request: Request<pb::UpdateSubscriberPreferencesRequest>,
+    ) -> Result<Response<pb::UpdateSubscriberPreferencesResponse>, Status> {
+        let (tenant, message) = split(request)?;
+        let subscriber_id = message.subscriber_id.clone();
+        let update = message.try_into()?;
+        let mut conn = self.connection().await?;
+        let updated = preferences::update_preferences(&mut conn, tenant, &subscriber_id, update).await?;
+        Ok(Response::new(pb::UpdateSubscriberPreferencesResponse { preferences: Some(updated.try_into()?) }))
+    }
+}

@@ -49,12 +49,21 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
 /// `null` clears the field, an absent key leaves it alone.
 pub fn parse_json_with_mask<T: DeserializeOwned>(bytes: &[u8]) -> Result<(T, pbjson_types::FieldMask), AppError> {
     let message = parse_json(bytes)?;
-    let keys = match serde_json::from_slice::<serde_json::Value>(bytes) {
-        Ok(serde_json::Value::Object(object)) => object.keys().map(|key| snake_case(key)).collect(),
-        Ok(_) => return Err(AppError::BadRequest("The request body must be a JSON object".into())),
-        Err(_) => Vec::new(),
+    let body: serde_json::Value = parse_json(bytes)?;
+    if !body.is_object() {
+        return Err(AppError::BadRequest("The request body must be a JSON object".into()));
+    }
+    Ok((message, mask_of_keys(&body, "")))
+}
+
+/// The keys of a JSON object as proto field paths under `prefix` (`credentials.` + `deviceTokens`
+/// → `credentials.device_tokens`); anything but an object has no keys.
+pub fn mask_of_keys(object: &serde_json::Value, prefix: &str) -> pbjson_types::FieldMask {
+    let paths = match object {
+        serde_json::Value::Object(object) => object.keys().map(|key| format!("{prefix}{}", snake_case(key))).collect(),
+        _ => Vec::new(),
     };
-    Ok((message, pbjson_types::FieldMask { paths: keys }))
+    pbjson_types::FieldMask { paths }
 }
 
 /// `firstName` → `first_name`; `_id` → `id`.

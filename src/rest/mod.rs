@@ -9,7 +9,7 @@ pub mod query;
 mod subscribers;
 mod workflows;
 
-pub use body::{parse_json, parse_json_with_mask, JsonBody};
+pub use body::{mask_of_keys, parse_json, parse_json_with_mask, JsonBody};
 pub use errors::{error_response, not_found_fallback, panic_message, render_errors, rest_panic_response};
 
 use axum::response::{IntoResponse, Response};
@@ -41,9 +41,31 @@ pub fn grpc_request<T>(tenant: Tenant, message: T) -> tonic::Request<T> {
 
 /// A JSON success body with the given status (the contract: 200 for reads and updates, 201 for creation).
 pub fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response {
-    match serde_json::to_vec(body) {
+    let written = serde_json::to_value(body).and_then(|mut value| {
+        integral_numbers_as_integers(&mut value);
+        serde_json::to_vec(&value)
+    });
+    match written {
         Ok(bytes) => (status, [(http::header::CONTENT_TYPE, "application/json")], bytes).into_response(),
         Err(error) => error_response(AppError::internal(error)),
+    }
+}
+
+/// `google.protobuf.Struct` keeps every number as a double, so a client's `3` would come back as
+/// `3.0`; whole numbers are written back as integers, as the client sent them.
+fn integral_numbers_as_integers(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Number(number) => {
+            if let Some(float) = number.as_f64().filter(|_| number.is_f64()) {
+                if float.fract() == 0.0 && float.abs() < 9.0e15 {
+                    *value = Value::from(float as i64);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_numbers_as_integers),
+        Value::Object(fields) => fields.values_mut().for_each(integral_numbers_as_integers),
+        _ => {}
     }
 }
 
@@ -74,5 +96,17 @@ impl From<AppError> for RestError {
 impl IntoResponse for RestError {
     fn into_response(self) -> Response {
         error_response(self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn whole_doubles_become_integers_and_fractions_stay() {
+        let mut value = json!({ "a": 3.0, "b": [1.5, -2.0, { "c": 0.0 }], "d": "3.0", "e": 7 });
+        super::integral_numbers_as_integers(&mut value);
+        assert_eq!(value.to_string(), r#"{"a":3,"b":[1.5,-2,{"c":0}],"d":"3.0","e":7}"#);
     }
 }

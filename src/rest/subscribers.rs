@@ -1,9 +1,169 @@
 //! REST routes of subscribers, their channel credentials and preferences.
 
-use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::routing::{get, patch};
+use axum::{Extension, Router};
+use http::StatusCode;
+use serde_json::Value;
 
+use super::query::QueryParams;
+use super::{grpc_request, json_response, mask_of_keys, parse_json, parse_json_with_mask, JsonBody, RestResult};
+use crate::domain::tenancy::Tenant;
+use crate::error::AppError;
 use crate::grpc::Services;
+use crate::proto::herald::v1 as pb;
+use pb::subscribers_service_server::SubscribersService;
 
 pub fn routes() -> Router<Services> {
     Router::new()
+        .route("/v2/subscribers", get(search_subscribers).post(create_subscriber))
+        .route(
+            "/v2/subscribers/{subscriber_id}",
+            get(get_subscriber).patch(update_subscriber).delete(delete_subscriber),
+        )
+        .route("/v1/subscribers/{subscriber_id}/credentials", patch(upsert_subscriber_credentials))
+        .route(
+            "/v2/subscribers/{subscriber_id}/preferences",
+            get(get_subscriber_preferences).patch(update_subscriber_preferences),
+        )
+}
+
+/// Spec fields of a Subscriber that are "string or null" (or boolean/object or null): written as
+/// `null` when unset, so strict generated clients always find them.
+const NULLABLE_SUBSCRIBER_FIELDS: [&str; 10] =
+    ["firstName", "lastName", "email", "phone", "avatar", "locale", "isOnline", "lastOnlineAt", "data", "timezone"];
+
+/// The REST shape of a subscriber: the proto's JSON with its nullable fields present.
+fn subscriber_json(subscriber: Option<pb::Subscriber>) -> Result<Value, AppError> {
+    let mut json = serde_json::to_value(subscriber).map_err(AppError::internal)?;
+    if let Value::Object(fields) = &mut json {
+        for field in NULLABLE_SUBSCRIBER_FIELDS {
+            fields.entry(field).or_insert(Value::Null);
+        }
+    }
+    Ok(json)
+}
+
+async fn create_subscriber(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    JsonBody(request): JsonBody<pb::CreateSubscriberRequest>,
+) -> RestResult {
+    let response = services.subscribers.create_subscriber(grpc_request(tenant, request)).await?.into_inner();
+    Ok(json_response(StatusCode::CREATED, &subscriber_json(response.subscriber)?))
+}
+
+async fn get_subscriber(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    Path(subscriber_id): Path<String>,
+) -> RestResult {
+    let request = pb::GetSubscriberRequest { subscriber_id };
+    let response = services.subscribers.get_subscriber(grpc_request(tenant, request)).await?.into_inner();
+    Ok(json_response(StatusCode::OK, &subscriber_json(response.subscriber)?))
+}
+
+async fn update_subscriber(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    Path(subscriber_id): Path<String>,
+    body: Bytes,
+) -> RestResult {
+    let (mut request, mask) = parse_json_with_mask::<pb::UpdateSubscriberRequest>(&body)?;
+    request.subscriber_id = subscriber_id;
+    request.update_mask = Some(mask);
+    let response = services.subscribers.update_subscriber(grpc_request(tenant, request)).await?.into_inner();
+    Ok(json_response(StatusCode::OK, &subscriber_json(response.subscriber)?))
+}
+
+async fn delete_subscriber(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    Path(subscriber_id): Path<String>,
+) -> RestResult {
+    let request = pb::DeleteSubscriberRequest { subscriber_id };
+    let response = services.subscribers.delete_subscriber(grpc_request(tenant, request)).await?.into_inner();
+    Ok(json_response(StatusCode::OK, &response))
+}
+
+async fn search_subscribers(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    query: QueryParams,
+) -> RestResult {
+    use pb::order_direction_enum::OrderDirection;
+    let order_direction = match query.string("orderDirection") {
+        None => None,
+        Some(text) => match OrderDirection::from_str_name(&text.to_ascii_uppercase()) {
+            Some(direction @ (OrderDirection::Asc | OrderDirection::Desc)) => Some(direction as i32),
+            _ => {
+                return Err(AppError::invalid_field("orderDirection", "orderDirection must be ASC or DESC", text).into())
+            }
+        },
+    };
+    let limit = match query.integer("limit")? {
+        Some(limit) => Some(
+            i32::try_from(limit)
+                .map_err(|_| AppError::invalid_field("limit", "limit must be between 1 and 100", limit))?,
+        ),
+        None => None,
+    };
+    let request = pb::SearchSubscribersRequest {
+        after: query.string("after"),
+        before: query.string("before"),
+        limit,
+        order_direction,
+        order_by: query.string("orderBy"),
+        include_cursor: query.boolean("includeCursor")?,
+        email: query.string("email"),
+        name: query.string("name"),
+        phone: query.string("phone"),
+        subscriber_id: query.string("subscriberId"),
+    };
+    let response = services.subscribers.search_subscribers(grpc_request(tenant, request)).await?.into_inner();
+    let data =
+        response.data.into_iter().map(|subscriber| subscriber_json(Some(subscriber))).collect::<Result<Vec<_>, _>>()?;
+    let mut body = serde_json::to_value(pb::SearchSubscribersResponse { data: Vec::new(), ..response })
+        .map_err(AppError::internal)?;
+    body["data"] = Value::Array(data);
+    Ok(json_response(StatusCode::OK, &body))
+}
+
+async fn upsert_subscriber_credentials(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    Path(subscriber_id): Path<String>,
+    body: Bytes,
+) -> RestResult {
+    let mut request: pb::UpsertSubscriberCredentialsRequest = parse_json(&body)?;
+    let raw: Value = parse_json(&body)?;
+    request.subscriber_id = subscriber_id;
+    // Which credential fields were sent, so that an empty deviceTokens list replaces the stored one.
+    request.update_mask = Some(mask_of_keys(&raw["credentials"], "credentials."));
+    let response =
+        services.subscribers.upsert_subscriber_credentials(grpc_request(tenant, request)).await?.into_inner();
+    Ok(json_response(StatusCode::OK, &subscriber_json(response.subscriber)?))
+}
+
+async fn get_subscriber_preferences(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    Path(subscriber_id): Path<String>,
+) -> RestResult {
+    let request = pb::GetSubscriberPreferencesRequest { subscriber_id };
+    let response = services.subscribers.get_subscriber_preferences(grpc_request(tenant, request)).await?.into_inner();
+    Ok(json_response(StatusCode::OK, &response.preferences))
+}
+
+async fn update_subscriber_preferences(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    Path(subscriber_id): Path<String>,
+    JsonBody(mut request): JsonBody<pb::UpdateSubscriberPreferencesRequest>,
+) -> RestResult {
+    request.subscriber_id = subscriber_id;
+    let response =
+        services.subscribers.update_subscriber_preferences(grpc_request(tenant, request)).await?.into_inner();
+    Ok(json_response(StatusCode::OK, &response.preferences))
 }

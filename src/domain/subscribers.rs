@@ -1,1 +1,0 @@
-//! Business rules of subscribers, their channel credentials and preferences.
