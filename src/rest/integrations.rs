@@ -1,9 +1,94 @@
 //! REST routes of integrations (provider connections).
 
-use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::routing::{get, post};
+use axum::{Extension, Router};
+use http::StatusCode;
 
+use super::{grpc_request, json_response, parse_json_with_mask, JsonBody, RestResult};
+use crate::domain::tenancy::Tenant;
 use crate::grpc::Services;
+use crate::proto::herald::v1 as pb;
+use pb::integrations_service_server::IntegrationsService;
 
 pub fn routes() -> Router<Services> {
     Router::new()
+        .route("/v1/integrations", get(list_integrations).post(create_integration))
+        .route("/v1/integrations/active", get(list_active_integrations))
+        .route(
+            "/v1/integrations/{integration_id}",
+            get(get_integration).put(update_integration).delete(delete_integration),
+        )
+        .route("/v1/integrations/{integration_id}/set-primary", post(set_integration_as_primary))
+}
+
+async fn create_integration(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    JsonBody(request): JsonBody<pb::CreateIntegrationRequest>,
+) -> RestResult {
+    let response = services.integrations.create_integration(grpc_request(tenant, request)).await?;
+    Ok(json_response(StatusCode::CREATED, &response.into_inner().integration))
+}
+
+async fn list_integrations(State(services): State<Services>, Extension(tenant): Extension<Tenant>) -> RestResult {
+    let request = pb::ListIntegrationsRequest {};
+    let response = services.integrations.list_integrations(grpc_request(tenant, request)).await?;
+    Ok(json_response(StatusCode::OK, &response.into_inner().integrations))
+}
+
+async fn list_active_integrations(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+) -> RestResult {
+    let request = pb::ListActiveIntegrationsRequest {};
+    let response = services.integrations.list_active_integrations(grpc_request(tenant, request)).await?;
+    Ok(json_response(StatusCode::OK, &response.into_inner().integrations))
+}
+
+async fn get_integration(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    Path(integration_id): Path<String>,
+) -> RestResult {
+    let request = pb::GetIntegrationRequest { integration_id };
+    let response = services.integrations.get_integration(grpc_request(tenant, request)).await?;
+    Ok(json_response(StatusCode::OK, &response.into_inner().integration))
+}
+
+/// The body's keys become the `update_mask`, so `"conditions": []` empties the conditions.
+async fn update_integration(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    Path(integration_id): Path<String>,
+    body: Bytes,
+) -> RestResult {
+    let (mut request, mask) = parse_json_with_mask::<pb::UpdateIntegrationRequest>(&body)?;
+    request.integration_id = integration_id;
+    request.update_mask = Some(mask);
+    let response = services.integrations.update_integration(grpc_request(tenant, request)).await?;
+    Ok(json_response(StatusCode::OK, &response.into_inner().integration))
+}
+
+/// 200 with the remaining integrations of the environment (a JSON array), never 204.
+async fn delete_integration(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    Path(integration_id): Path<String>,
+) -> RestResult {
+    let request = pb::DeleteIntegrationRequest { integration_id };
+    let response = services.integrations.delete_integration(grpc_request(tenant, request)).await?;
+    Ok(json_response(StatusCode::OK, &response.into_inner().integrations))
+}
+
+/// No body is read: clients send none, often without a content type. The spec says OK: 200.
+async fn set_integration_as_primary(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    Path(integration_id): Path<String>,
+) -> RestResult {
+    let request = pb::SetIntegrationAsPrimaryRequest { integration_id };
+    let response = services.integrations.set_integration_as_primary(grpc_request(tenant, request)).await?;
+    Ok(json_response(StatusCode::OK, &response.into_inner().integration))
 }

@@ -19,6 +19,7 @@ use serde::Serialize;
 
 use crate::domain::tenancy::Tenant;
 use crate::error::AppError;
+use crate::grpc::convert::integral_numbers;
 use crate::grpc::Services;
 
 /// Every REST route, without authentication or error rendering (the server adds both).
@@ -39,33 +40,13 @@ pub fn grpc_request<T>(tenant: Tenant, message: T) -> tonic::Request<T> {
     request
 }
 
-/// A JSON success body with the given status (the contract: 200 for reads and updates, 201 for creation).
+/// A JSON success body with the given status (the contract: 200 for reads and updates, 201 for
+/// creation). Whole numbers print as integers (free-form objects travel as protobuf doubles).
 pub fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response {
-    let written = serde_json::to_value(body).and_then(|mut value| {
-        integral_numbers_as_integers(&mut value);
-        serde_json::to_vec(&value)
-    });
+    let written = serde_json::to_value(body).and_then(|value| serde_json::to_vec(&integral_numbers(value)));
     match written {
         Ok(bytes) => (status, [(http::header::CONTENT_TYPE, "application/json")], bytes).into_response(),
         Err(error) => error_response(AppError::internal(error)),
-    }
-}
-
-/// `google.protobuf.Struct` keeps every number as a double, so a client's `3` would come back as
-/// `3.0`; whole numbers are written back as integers, as the client sent them.
-fn integral_numbers_as_integers(value: &mut serde_json::Value) {
-    use serde_json::Value;
-    match value {
-        Value::Number(number) => {
-            if let Some(float) = number.as_f64().filter(|_| number.is_f64()) {
-                if float.fract() == 0.0 && float.abs() < 9.0e15 {
-                    *value = Value::from(float as i64);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(integral_numbers_as_integers),
-        Value::Object(fields) => fields.values_mut().for_each(integral_numbers_as_integers),
-        _ => {}
     }
 }
 
@@ -96,17 +77,5 @@ impl From<AppError> for RestError {
 impl IntoResponse for RestError {
     fn into_response(self) -> Response {
         error_response(self.0)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    #[test]
-    fn whole_doubles_become_integers_and_fractions_stay() {
-        let mut value = json!({ "a": 3.0, "b": [1.5, -2.0, { "c": 0.0 }], "d": "3.0", "e": 7 });
-        super::integral_numbers_as_integers(&mut value);
-        assert_eq!(value.to_string(), r#"{"a":3,"b":[1.5,-2,{"c":0}],"d":"3.0","e":7}"#);
     }
 }

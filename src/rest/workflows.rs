@@ -1,9 +1,78 @@
 //! REST routes of workflows (v2).
 
-use axum::Router;
+use axum::extract::{Path, State};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::{Extension, Router};
+use http::StatusCode;
 
+use super::query::QueryParams;
+use super::{grpc_request, json_response, JsonBody, RestResult};
+use crate::domain::tenancy::Tenant;
+use crate::error::AppError;
 use crate::grpc::Services;
+use crate::proto::herald::v1 as pb;
+use pb::workflows_service_server::WorkflowsService;
 
 pub fn routes() -> Router<Services> {
     Router::new()
+        .route("/v2/workflows", get(list_workflows).post(create_workflow))
+        .route("/v2/workflows/{workflow_id}", get(get_workflow).put(update_workflow).delete(delete_workflow))
+}
+
+async fn create_workflow(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    JsonBody(workflow): JsonBody<pb::WorkflowInput>,
+) -> RestResult {
+    let request = pb::CreateWorkflowRequest { workflow: Some(workflow) };
+    let response = services.workflows.create_workflow(grpc_request(tenant, request)).await?;
+    Ok(json_response(StatusCode::CREATED, &response.into_inner().workflow))
+}
+
+async fn list_workflows(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    query: QueryParams,
+) -> RestResult {
+    let whole = |key: &str| -> Result<Option<i32>, AppError> {
+        Ok(query.integer(key)?.map(|number| number.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32))
+    };
+    let request =
+        pb::ListWorkflowsRequest { offset: whole("offset")?, limit: whole("limit")?, query: query.string("query") };
+    let response = services.workflows.list_workflows(grpc_request(tenant, request)).await?;
+    Ok(json_response(StatusCode::OK, &response.into_inner()))
+}
+
+async fn get_workflow(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    Path(workflow_id): Path<String>,
+) -> RestResult {
+    let response =
+        services.workflows.get_workflow(grpc_request(tenant, pb::GetWorkflowRequest { workflow_id })).await?;
+    Ok(json_response(StatusCode::OK, &response.into_inner().workflow))
+}
+
+/// The body is the definition itself; the path names the workflow to replace.
+async fn update_workflow(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    Path(workflow_id): Path<String>,
+    JsonBody(workflow): JsonBody<pb::WorkflowInput>,
+) -> RestResult {
+    let request = pb::UpdateWorkflowRequest { workflow_id, workflow: Some(workflow) };
+    let response = services.workflows.update_workflow(grpc_request(tenant, request)).await?;
+    Ok(json_response(StatusCode::OK, &response.into_inner().workflow))
+}
+
+/// 200 with an empty body: the rpc answers nothing but success.
+async fn delete_workflow(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    Path(workflow_id): Path<String>,
+) -> RestResult {
+    let request = pb::DeleteWorkflowRequest { workflow_id };
+    services.workflows.delete_workflow(grpc_request(tenant, request)).await?;
+    Ok(StatusCode::OK.into_response())
 }

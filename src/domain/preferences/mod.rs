@@ -58,9 +58,9 @@ pub struct WorkflowInfo {
 }
 
 impl WorkflowInfo {
-    /// The workflow's slug, `<identifier>_wf_<id>`.
+    /// The workflow's slug.
     pub fn slug(&self) -> String {
-        format!("{}_wf_{}", self.identifier, self.id)
+        crate::domain::workflows::slug_of(&self.identifier, self.id)
     }
 }
 
@@ -232,31 +232,17 @@ pub async fn update_preferences(
     load_preferences(conn, tenant, &subscriber).await
 }
 
-/// The workflow named by `_id`, identifier or slug (`<identifier>_wf_<id>`); 404 if none, 400 if critical.
+/// The workflow named by `_id`, identifier or slug; 404 if none, 400 if critical.
 async fn find_workflow_for_preferences(
     conn: &mut AsyncPgConnection,
     tenant: Tenant,
     reference: &str,
 ) -> AppResult<Uuid> {
-    let id_in_reference = reference.rsplit_once("_wf_").map_or(reference, |(_, id)| id);
-    let mut query = workflows::table
-        .filter(workflows::environment_id.eq(tenant.environment_id))
-        .filter(diesel::dsl::not(workflows::deleted))
-        .into_boxed();
-    query = match Uuid::parse_str(id_in_reference) {
-        Ok(id) => query.filter(workflows::identifier.eq(reference.to_string()).or(workflows::id.eq(id))),
-        Err(_) => query.filter(workflows::identifier.eq(reference.to_string())),
-    };
-    let (id, critical) = query
-        .select((workflows::id, workflows::critical))
-        .first::<(Uuid, bool)>(conn)
-        .await
-        .optional()?
-        .ok_or_else(|| AppError::NotFound(format!("Workflow {reference} not found")))?;
-    if critical {
+    let workflow = crate::domain::workflows::find_row(conn, &tenant, reference, false).await?;
+    if workflow.critical {
         return Err(AppError::BadRequest(format!(
             "Workflow {reference} is critical: its preferences cannot be changed by subscribers"
         )));
     }
-    Ok(id)
+    Ok(workflow.id)
 }

@@ -2,31 +2,19 @@
 //! the JSON array of the API's `channels` field.
 
 use serde::{Deserialize, Serialize};
+
+use crate::domain::integrations::providers::providers_of;
 use uuid::Uuid;
 
-/// Providers whose credentials a subscriber can hold (the spec's 20 credential providers).
-pub const CREDENTIAL_PROVIDERS: [&str; 20] = [
-    "slack",
-    "discord",
-    "msteams",
-    "mattermost",
-    "ryver",
-    "zulip",
-    "grafana-on-call",
-    "getstream",
-    "rocket-chat",
-    "whatsapp-business",
-    "chat-webhook",
-    "svc-slack",
-    "fcm",
-    "apns",
-    "expo",
-    "one-signal",
-    "pushpad",
-    "push-webhook",
-    "pusher-beams",
-    "appio",
-];
+/// Push provider that subscribers may hold credentials for although no integration uses it yet.
+const CREDENTIAL_ONLY_PROVIDER: &str = "appio";
+
+/// Providers whose credentials a subscriber can hold (the spec's 20): every chat and push provider,
+/// and `appio`.
+pub fn credential_providers() -> impl Iterator<Item = &'static str> {
+    let integrated = providers_of("chat").iter().chain(providers_of("push"));
+    integrated.copied().chain(std::iter::once(CREDENTIAL_ONLY_PROVIDER))
+}
 
 /// At most this many device tokens per channel entry.
 pub const MAX_DEVICE_TOKENS: usize = 100;

@@ -7,7 +7,7 @@ use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
-use super::{not_found, ChannelCredentials, ChannelSetting, Subscriber, CREDENTIAL_PROVIDERS, MAX_DEVICE_TOKENS};
+use super::{credential_providers, not_found, ChannelCredentials, ChannelSetting, Subscriber, MAX_DEVICE_TOKENS};
 use crate::db::schema::{integrations, subscribers};
 use crate::domain::tenancy::Tenant;
 use crate::domain::validation::Validator;
@@ -69,12 +69,14 @@ fn deduplicated(tokens: &[String]) -> Vec<String> {
 
 fn validate(update: &CredentialsUpdate) -> AppResult<()> {
     let mut validator = Validator::new();
-    validator.check(
-        CREDENTIAL_PROVIDERS.contains(&update.provider_id.as_str()),
-        "providerId",
-        format!("providerId must be one of {}", CREDENTIAL_PROVIDERS.join(", ")),
-        update.provider_id.as_str(),
-    );
+    if !credential_providers().any(|provider| provider == update.provider_id) {
+        let allowed: Vec<&str> = credential_providers().collect();
+        validator.reject(
+            "providerId",
+            format!("providerId must be one of {}", allowed.join(", ")),
+            update.provider_id.as_str(),
+        );
+    }
     let tokens = deduplicated(&update.credentials.device_tokens);
     validator.check(
         tokens.len() <= MAX_DEVICE_TOKENS,
@@ -237,6 +239,16 @@ mod tests {
         let Err(AppError::Validation(errors)) = validate(&update) else { panic!("expected a 422") };
         let paths: Vec<&str> = errors.iter().map(|error| error.path.as_str()).collect();
         assert_eq!(paths, ["providerId", "credentials.deviceTokens"]);
+    }
+
+    #[test]
+    fn the_twenty_credential_providers_are_the_chat_and_push_ones_and_appio() {
+        let providers: Vec<&str> = credential_providers().collect();
+        assert_eq!(providers.len(), 20);
+        for provider in ["slack", "svc-slack", "grafana-on-call", "fcm", "pusher-beams", "appio"] {
+            assert!(providers.contains(&provider), "{provider}");
+        }
+        assert!(!providers.contains(&"sendgrid"));
     }
 
     #[test]

@@ -6,7 +6,7 @@ mod credentials;
 mod profile;
 mod search;
 
-pub use channels::{ChannelCredentials, ChannelSetting, CREDENTIAL_PROVIDERS, MAX_DEVICE_TOKENS};
+pub use channels::{credential_providers, ChannelCredentials, ChannelSetting, MAX_DEVICE_TOKENS};
 pub use credentials::{upsert_credentials, CredentialsUpdate};
 pub use profile::{create_subscriber, delete_subscriber, update_subscriber, NewSubscriber, Patch, ProfilePatch};
 pub use search::{search_subscribers, OrderBy, SearchPage, SearchQuery, TOTAL_COUNT_CAP};

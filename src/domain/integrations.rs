@@ -1,1 +1,0 @@
-//! Business rules of integrations (provider connections).

@@ -1,1 +1,0 @@
-//! Business rules of workflows (v2).
