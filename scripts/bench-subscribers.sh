@@ -11,7 +11,7 @@ count=${BENCH_SUBSCRIBERS:-100000}
 requests=${BENCH_REQUESTS:-300}
 
 psql -q "$server/postgres" -c "DROP DATABASE IF EXISTS $database" -c "CREATE DATABASE $database"
-export DATABASE_URL="$server/$database" RUST_LOG=warn
+export DATABASE_URL="$server/$database" RUST_LOG=warn HERALD_DATA_DIR="$(mktemp -d)"
 "$herald" migrate
 key=$("$herald" admin create-environment --organization Bench --name bench | sed -n 's/^api key //p')
 environment=$("$herald" admin list-environments | cut -f1)

@@ -213,7 +213,19 @@ impl AppError {
 }
 
 impl From<diesel::result::Error> for AppError {
+    /// Database errors are 500s, except the two a client's data alone can cause and no field check
+    /// upstream can fully rule out: text PostgreSQL cannot store (NUL characters), and a value too
+    /// long for an index entry. Those are the client's 400, and nothing was written.
     fn from(error: diesel::result::Error) -> Self {
+        if let diesel::result::Error::DatabaseError(_, info) = &error {
+            let message = info.message();
+            if message.contains("invalid byte sequence") || message.contains("unsupported Unicode escape sequence") {
+                return AppError::BadRequest("Text must not contain NUL (\\u0000) characters".into());
+            }
+            if message.contains("index row size") {
+                return AppError::BadRequest("A value is too long to be stored".into());
+            }
+        }
         AppError::internal(error)
     }
 }

@@ -2,6 +2,7 @@
 
 use pbjson_types::{value::Kind, FieldMask, Value as ProtoValue};
 use serde::{de::DeserializeOwned, Serialize};
+use serde_json::Value;
 
 use super::convert::{format_timestamp, json_to_struct, struct_to_json};
 use crate::domain::preferences::{
@@ -187,7 +188,7 @@ impl From<pb::UpsertSubscriberCredentialsRequest> for CredentialsUpdate {
         Self {
             provider_id: request.provider_id,
             integration_identifier: request.integration_identifier,
-            credentials: request.credentials.map(ChannelCredentials::from).unwrap_or_default(),
+            credentials: request.credentials.map(ChannelCredentials::from),
             supplied,
         }
     }
@@ -229,6 +230,9 @@ impl TryFrom<pb::UpdateSubscriberPreferencesRequest> for PreferencesUpdate {
     type Error = AppError;
 
     fn try_from(request: pb::UpdateSubscriberPreferencesRequest) -> Result<Self, AppError> {
+        if request.schedule.as_ref().is_some_and(|schedule| schedule.is_enabled.is_none()) {
+            return Err(AppError::invalid_field("schedule.isEnabled", "schedule.isEnabled is required", Value::Null));
+        }
         Ok(Self {
             channels: request.channels.map(ChannelFlags::from).unwrap_or_default(),
             workflow_id: request.workflow_id,

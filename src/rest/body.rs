@@ -36,12 +36,24 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
         let inner = error.into_inner();
         if inner.is_syntax() || inner.is_eof() {
             AppError::BadRequest(format!("Malformed JSON: {inner}"))
+        } else if let Some(error) = unknown_enum_value(&path, &inner.to_string()) {
+            error
         } else if path == "." {
             AppError::BadRequest(format!("Invalid request body: {inner}"))
         } else {
             AppError::BadRequest(format!("Invalid value for field '{path}': {inner}"))
         }
     })
+}
+
+/// A value outside a closed set (`"channel": "fax"`) is a field validation failure (422) naming the
+/// field, the value sent and the accepted values, not a 400 listing proto enum names.
+fn unknown_enum_value(path: &str, message: &str) -> Option<AppError> {
+    let rest = message.strip_prefix("unknown variant `")?;
+    let (sent, expected) = rest.split_once('`')?;
+    let accepted: Vec<&str> =
+        expected.split('`').skip(1).step_by(2).filter(|name| !name.ends_with("_UNSPECIFIED")).collect();
+    Some(AppError::invalid_field(path, format!("{path} must be one of {}", accepted.join(", ")), sent))
 }
 
 /// Parses a JSON object body as `T` and also returns its top-level keys as proto field paths
@@ -93,6 +105,19 @@ mod tests {
         let mut paths = mask.paths;
         paths.sort();
         assert_eq!(paths, ["data", "first_name", "last_name"]);
+    }
+
+    #[test]
+    fn an_unknown_enum_value_is_a_422_naming_field_value_and_choices() {
+        let error = unknown_enum_value(
+            "steps[0].type",
+            "unknown variant `fax`, expected one of `STEP_TYPE_UNSPECIFIED`, `in_app`, `email` at line 1 column 9",
+        );
+        let Some(AppError::Validation(fields)) = error else { panic!("expected a 422") };
+        assert_eq!(fields[0].path, "steps[0].type");
+        assert_eq!(fields[0].value, "fax");
+        assert_eq!(fields[0].messages, ["steps[0].type must be one of in_app, email"]);
+        assert!(unknown_enum_value("name", "invalid type: integer `5`, expected a string").is_none());
     }
 
     #[test]

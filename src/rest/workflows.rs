@@ -1,7 +1,6 @@
 //! REST routes of workflows (v2).
 
 use axum::extract::{Path, State};
-use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::{Extension, Router};
 use http::StatusCode;
@@ -66,13 +65,13 @@ async fn update_workflow(
     Ok(json_response(StatusCode::OK, &response.into_inner().workflow))
 }
 
-/// 200 with an empty body: the rpc answers nothing but success.
+/// 200 with the (empty) response message as JSON, `{}`: every REST body is JSON.
 async fn delete_workflow(
     State(services): State<Services>,
     Extension(tenant): Extension<Tenant>,
     Path(workflow_id): Path<String>,
 ) -> RestResult {
     let request = pb::DeleteWorkflowRequest { workflow_id };
-    services.workflows.delete_workflow(grpc_request(tenant, request)).await?;
-    Ok(StatusCode::OK.into_response())
+    let response = services.workflows.delete_workflow(grpc_request(tenant, request)).await?;
+    Ok(json_response(StatusCode::OK, &response.into_inner()))
 }

@@ -9,7 +9,7 @@ pub use resolution::{
 };
 pub use schedule::{format_time_of_day, parse_time_of_day, DaySchedule, Schedule, TimeRange, WeeklySchedule};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -136,6 +136,10 @@ async fn load_preferences(
         .select((workflow_steps::workflow_id, workflow_steps::type_))
         .load(conn)
         .await?;
+    let mut kinds_of: HashMap<Uuid, HashSet<String>> = HashMap::new();
+    for (workflow, kind) in step_types {
+        kinds_of.entry(workflow).or_default().insert(kind);
+    }
 
     let workflows = listed
         .into_iter()
@@ -144,9 +148,9 @@ async fn load_preferences(
             let own = per_workflow.get(&info.id).copied().unwrap_or_default();
             let mut channels = ChannelFlags::default();
             let mut overrides = Vec::new();
+            let kinds = kinds_of.get(&info.id);
             for channel in PREFERENCE_CHANNELS {
-                let used = step_types.iter().any(|(workflow, kind)| *workflow == info.id && kind == channel);
-                if used {
+                if kinds.is_some_and(|kinds| kinds.contains(channel)) {
                     let decision = resolve_channel(channel, &defaults, &global_flags, &own, false);
                     set_flag(&mut channels, channel, decision.enabled);
                     overrides.push((channel, decision.source));

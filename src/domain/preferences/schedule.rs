@@ -129,7 +129,7 @@ impl Schedule {
                         match parse_time_of_day(text) {
                             Some(time) => *text = format_time_of_day(time),
                             None => validator.reject(
-                                &format!("{path}.weeklySchedule.{name}.hours.{index}.{field}"),
+                                &format!("{path}.weeklySchedule.{name}.hours[{index}].{field}"),
                                 "must be a time of day such as 09:00 AM or 21:30",
                                 text.as_str(),
                             ),
@@ -271,7 +271,7 @@ mod tests {
         assert_eq!(normalized.weekly_schedule.unwrap().friday.unwrap().hours[0].end, "05:00 PM");
         let Err(crate::error::AppError::Validation(errors)) = validator.finish() else { panic!("expected a 422") };
         assert_eq!(errors.len(), 1);
-        assert_eq!(errors[0].path, "schedule.weeklySchedule.monday.hours.0.start");
+        assert_eq!(errors[0].path, "schedule.weeklySchedule.monday.hours[0].start");
     }
 
     #[test]

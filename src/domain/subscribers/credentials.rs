@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use chrono::Utc;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use serde_json::Value;
 use uuid::Uuid;
 
 use super::{credential_providers, not_found, ChannelCredentials, ChannelSetting, Subscriber, MAX_DEVICE_TOKENS};
@@ -18,7 +19,8 @@ use crate::error::{AppError, AppResult};
 pub struct CredentialsUpdate {
     pub provider_id: String,
     pub integration_identifier: Option<String>,
-    pub credentials: ChannelCredentials,
+    /// Required: an update without credentials is a 422.
+    pub credentials: Option<ChannelCredentials>,
     /// The credential fields the client sent, by their JSON name (`deviceTokens`, `webhookUrl`, …);
     /// a sent field without a value is cleared. Empty: every field with a value counts as sent.
     pub supplied: BTreeSet<String>,
@@ -36,7 +38,8 @@ impl CredentialsUpdate {
     /// `stored` with this update applied: supplied fields overwrite (device tokens replace the list),
     /// the others stay.
     fn merge_into(&self, stored: ChannelCredentials) -> ChannelCredentials {
-        let update = &self.credentials;
+        let no_fields = ChannelCredentials::default();
+        let update = self.credentials.as_ref().unwrap_or(&no_fields);
         let pick = |field: &str, new: &Option<String>, old: Option<String>| {
             if self.is_supplied(field, new.is_some()) {
                 new.clone()
@@ -77,7 +80,10 @@ fn validate(update: &CredentialsUpdate) -> AppResult<()> {
             update.provider_id.as_str(),
         );
     }
-    let tokens = deduplicated(&update.credentials.device_tokens);
+    validator.check(update.credentials.is_some(), "credentials", "credentials is required", Value::Null);
+    let no_fields = ChannelCredentials::default();
+    let credentials = update.credentials.as_ref().unwrap_or(&no_fields);
+    let tokens = deduplicated(&credentials.device_tokens);
     validator.check(
         tokens.len() <= MAX_DEVICE_TOKENS,
         "credentials.deviceTokens",
@@ -88,9 +94,9 @@ fn validate(update: &CredentialsUpdate) -> AppResult<()> {
         tokens.iter().all(|token| !token.trim().is_empty()),
         "credentials.deviceTokens",
         "device tokens must not be empty",
-        serde_json::json!(update.credentials.device_tokens),
+        serde_json::json!(credentials.device_tokens),
     );
-    if let Some(webhook_url) = &update.credentials.webhook_url {
+    if let Some(webhook_url) = &credentials.webhook_url {
         let is_web_url = url::Url::parse(webhook_url).is_ok_and(|url| matches!(url.scheme(), "http" | "https"));
         validator.check(
             is_web_url,
@@ -136,6 +142,8 @@ pub async fn upsert_credentials(
             credentials: update.merge_into(stored),
         };
         match position {
+            // Nothing to write: no new version either.
+            Some(index) if channels[index] == entry => return Ok(subscriber),
             Some(index) => channels[index] = entry,
             None => channels.push(entry),
         }
@@ -200,11 +208,11 @@ mod tests {
     #[test]
     fn device_tokens_replace_and_other_fields_merge() {
         let update = CredentialsUpdate {
-            credentials: ChannelCredentials {
+            credentials: Some(ChannelCredentials {
                 device_tokens: vec!["c".into(), "c".into(), "d".into()],
                 state: Some("firing".into()),
                 ..Default::default()
-            },
+            }),
             ..Default::default()
         };
         let merged = update.merge_into(stored());
@@ -217,6 +225,7 @@ mod tests {
     #[test]
     fn a_supplied_empty_token_list_or_null_field_clears() {
         let update = CredentialsUpdate {
+            credentials: Some(ChannelCredentials::default()),
             supplied: ["deviceTokens".to_string(), "title".to_string()].into(),
             ..Default::default()
         };
@@ -230,15 +239,22 @@ mod tests {
     fn more_than_100_distinct_tokens_or_an_unknown_provider_is_a_422() {
         let update = CredentialsUpdate {
             provider_id: "carrier-pigeon".into(),
-            credentials: ChannelCredentials {
+            credentials: Some(ChannelCredentials {
                 device_tokens: (0..101).map(|i| format!("t{i}")).collect(),
                 ..Default::default()
-            },
+            }),
             ..Default::default()
         };
         let Err(AppError::Validation(errors)) = validate(&update) else { panic!("expected a 422") };
         let paths: Vec<&str> = errors.iter().map(|error| error.path.as_str()).collect();
         assert_eq!(paths, ["providerId", "credentials.deviceTokens"]);
+    }
+
+    #[test]
+    fn credentials_are_required() {
+        let update = CredentialsUpdate { provider_id: "fcm".into(), ..Default::default() };
+        let Err(AppError::Validation(errors)) = validate(&update) else { panic!("expected a 422") };
+        assert_eq!(errors[0].path, "credentials");
     }
 
     #[test]
@@ -255,7 +271,7 @@ mod tests {
     fn duplicates_do_not_count_towards_the_limit() {
         let update = CredentialsUpdate {
             provider_id: "fcm".into(),
-            credentials: ChannelCredentials { device_tokens: vec!["same".into(); 150], ..Default::default() },
+            credentials: Some(ChannelCredentials { device_tokens: vec!["same".into(); 150], ..Default::default() }),
             ..Default::default()
         };
         assert!(validate(&update).is_ok());

@@ -162,18 +162,18 @@ pub async fn search_subscribers(
         rows.reverse();
     }
 
-    // Whether rows lie beyond the page on the side we did not fetch from.
-    let more_on_other_side = match (rows.as_slice().first(), rows.as_slice().last()) {
-        (Some(first), Some(last)) => {
+    // Whether rows lie beyond the page on the side we did not fetch from. Without a cursor the page
+    // starts the listing, so nothing precedes it.
+    let more_on_other_side = match (cursor_key, rows.as_slice().first(), rows.as_slice().last()) {
+        (Some(_), Some(first), Some(last)) => {
             let (edge, side) = if backwards { (last, forward) } else { (first, forward.opposite()) };
             let edge_key = SortKey { id: edge.id, created_at: edge.created_at, updated_at: edge.updated_at };
-            filtered(&query, tenant)
-                .filter(beyond(order_by, side, edge_key, false))
-                .select(subscribers::id)
-                .first::<Uuid>(conn)
-                .await
-                .optional()?
-                .is_some()
+            // Same shape as the page query (ordered, limited) so the planner serves it the same way:
+            // through the filter's index, not by walking the sort index row by row.
+            let beyond_edge = filtered(&query, tenant).filter(beyond(order_by, side, edge_key, false));
+            let nearest: Vec<Subscriber> =
+                ordered(beyond_edge, order_by, side == Side::Greater).limit(1).load(conn).await?;
+            !nearest.is_empty()
         }
         _ => false,
     };

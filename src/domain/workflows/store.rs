@@ -169,7 +169,8 @@ pub async fn list_workflows(
     let text = query.query.as_deref().map(str::trim);
     let total_count: i64 = matching(tenant, text).count().get_result(conn).await?;
     let rows: Vec<WorkflowRow> = matching(tenant, text)
-        .order((workflows::created_at.desc(), workflows::id.desc()))
+        // Ids are UUIDv7: newest first by id alone, served by (environment_id, id).
+        .order(workflows::id.desc())
         .offset(offset)
         .limit(limit)
         .select(WorkflowRow::as_select())

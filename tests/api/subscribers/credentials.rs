@@ -78,8 +78,10 @@ async fn the_integration_must_exist_and_be_active() {
 #[tokio::test(flavor = "multi_thread")]
 async fn unknown_providers_and_too_many_tokens_are_422() {
     let server = TestServer::start().await;
-    create_subscriber(&server, json!({ "subscriberId": "user-1" })).await;
+    let before = create_subscriber(&server, json!({ "subscriberId": "user-1" })).await;
     insert_integration(&server, "fcm", "push", "fcm-main", true).await;
+    let (status, body) = patch_credentials(&server, json!({ "providerId": "fcm" })).await;
+    assert_invalid_fields(status, &body, &["credentials"]);
     let (status, body) = patch_credentials(&server, json!({ "providerId": "pigeon", "credentials": {} })).await;
     assert_invalid_fields(status, &body, &["providerId"]);
 
@@ -91,6 +93,7 @@ async fn unknown_providers_and_too_many_tokens_are_422() {
     let (status, body) =
         patch_credentials(&server, json!({ "providerId": "fcm", "credentials": { "webhookUrl": "not a url" } })).await;
     assert_invalid_fields(status, &body, &["credentials.webhookUrl"]);
+    assert_eq!(server.get_json("/v2/subscribers/user-1").await.1, before, "nothing changed");
 
     let hundred: Vec<String> = (0..100).map(|index| format!("token-{index}")).collect();
     let (status, _) =

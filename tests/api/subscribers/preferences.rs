@@ -114,7 +114,7 @@ async fn bad_times_unknown_and_critical_workflows_are_refused_and_change_nothing
     assert_invalid_fields(
         status,
         &body,
-        &["schedule.weeklySchedule.friday.hours.0.start", "schedule.weeklySchedule.friday.hours.0.end"],
+        &["schedule.weeklySchedule.friday.hours[0].start", "schedule.weeklySchedule.friday.hours[0].end"],
     );
 
     let (status, body) =
@@ -127,6 +127,9 @@ async fn bad_times_unknown_and_critical_workflows_are_refused_and_change_nothing
         .await;
     assert_eq!(status, 400, "{body}");
     assert!(body["message"].as_str().unwrap().contains("critical"));
+
+    let (status, body) = server.send_json(Method::PATCH, PATH, &json!({ "schedule": { "weeklySchedule": {} } })).await;
+    assert_invalid_fields(status, &body, &["schedule.isEnabled"]);
 
     let (status, body) = server.send_json(Method::PATCH, PATH, &json!({ "channels": { "email": "no" } })).await;
     assert_eq!(status, 400, "{body}");

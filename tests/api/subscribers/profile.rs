@@ -207,3 +207,22 @@ async fn another_environment_never_sees_or_changes_these_subscribers() {
 
     assert_eq!(server.get_json("/v2/subscribers/user-1").await.1["firstName"], "Ada");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn text_postgres_cannot_store_is_a_client_error_not_a_500() {
+    let server = TestServer::start().await;
+    let long_id = "x".repeat(3000);
+    let (status, body) = server.send_json(Method::POST, "/v2/subscribers", &json!({ "subscriberId": long_id })).await;
+    assert_invalid_fields(status, &body, &["subscriberId"]);
+    for body in [
+        json!({ "subscriberId": "nul\u{0}id" }),
+        json!({ "subscriberId": "ok", "firstName": "a\u{0}b" }),
+        json!({ "subscriberId": "ok", "data": { "k": "\u{0}" } }),
+    ] {
+        let (status, answer) = server.send_json(Method::POST, "/v2/subscribers", &body).await;
+        assert_eq!(status, 400, "{body}: {answer}");
+        assert!(answer["message"].as_str().unwrap().contains("NUL"), "{answer}");
+    }
+    assert_eq!(server.get_json("/v2/subscribers?email=%00").await.0, 400);
+    assert_eq!(server.get_json("/v2/subscribers").await.1["totalCount"], 0, "nothing was written");
+}

@@ -43,31 +43,23 @@ async fn page_through_while_inserting(order: &str) {
     let expected: Vec<String> =
         if order.contains("ASC") { original.clone() } else { original.iter().rev().cloned().collect() };
 
-    let inserter = {
-        let key = server.api_key.clone();
-        let url = server.url("/v2/subscribers");
-        tokio::spawn(async move {
-            for index in 0..30 {
-                let response = reqwest::Client::new()
-                    .post(&url)
-                    .header("authorization", format!("ApiKey {key}"))
-                    .json(&json!({ "subscriberId": format!("late-{index}") }))
-                    .send()
-                    .await
-                    .unwrap();
-                assert_eq!(response.status(), 201);
-            }
-        })
-    };
     let original_set: HashSet<&String> = original.iter().collect();
     let keep_original = |page: &Value| ids(page).into_iter().filter(|id| original_set.contains(id)).collect::<Vec<_>>();
 
+    // Between every two page requests, new subscribers arrive.
+    let mut late = 0;
+    let mut insert_some = async |server: &TestServer| {
+        for _ in 0..5 {
+            create_subscriber(server, json!({ "subscriberId": format!("late-{late}") })).await;
+            late += 1;
+        }
+    };
     let first = search(&server, &format!("limit=10&{order}")).await;
     let mut forward_pages = vec![first];
     while let Some(next) = forward_pages.last().unwrap()["next"].as_str().map(str::to_string) {
+        insert_some(&server).await;
         forward_pages.push(search(&server, &format!("limit=10&{order}&after={next}")).await);
     }
-    inserter.await.unwrap();
     assert!(forward_pages.len() >= 3, "{} pages", forward_pages.len());
     let seen_forward: Vec<String> = forward_pages.iter().flat_map(keep_original).collect();
     assert_eq!(seen_forward, expected, "forward: no duplicate, no gap, in order");
@@ -79,6 +71,7 @@ async fn page_through_while_inserting(order: &str) {
     let last = forward_pages.last().unwrap().clone();
     let mut backward_pages = vec![last];
     while let Some(previous) = backward_pages.last().unwrap()["previous"].as_str().map(str::to_string) {
+        insert_some(&server).await;
         backward_pages.push(search(&server, &format!("limit=10&{order}&before={previous}")).await);
     }
     backward_pages.reverse();
