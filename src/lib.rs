@@ -6,6 +6,7 @@ pub mod config;
 pub mod crypto;
 pub mod db;
 pub mod domain;
+pub mod engine;
 pub mod error;
 pub mod grpc;
 pub mod proto;

@@ -1,0 +1,4 @@
+//! The delivery engine: what runs a triggered workflow's steps. So far: step filter evaluation;
+//! the trigger, the job queue and the workers come with the engine issue.
+
+pub mod filters;
