@@ -33,6 +33,13 @@ pub struct AppState {
     pub cipher: crate::crypto::CredentialCipher,
 }
 
+impl AppState {
+    /// A pooled connection; an unreachable database is a 503.
+    pub async fn connection(&self) -> Result<crate::db::DbConn, crate::error::AppError> {
+        Ok(self.pool.get().await?)
+    }
+}
+
 /// Serves Herald on `listener` until `shutdown` resolves, then lets in-flight requests finish.
 pub async fn serve(
     listener: TcpListener,

@@ -5,7 +5,6 @@ use tonic::{Request, Response, Status};
 use super::convert::format_timestamp;
 use crate::auth::tenant_of;
 use crate::domain::tenancy::{self, Environment};
-use crate::error::AppError;
 use crate::proto::herald::v1 as pb;
 use crate::server::AppState;
 
@@ -39,7 +38,7 @@ impl pb::environments_service_server::EnvironmentsService for EnvironmentsGrpc {
         request: Request<pb::GetCurrentEnvironmentRequest>,
     ) -> Result<Response<pb::GetCurrentEnvironmentResponse>, Status> {
         let tenant = tenant_of(&request)?;
-        let mut conn = self.state.pool.get().await.map_err(AppError::from)?;
+        let mut conn = self.state.connection().await?;
         let environment = tenancy::get_environment(&mut conn, tenant.environment_id).await?;
         Ok(Response::new(pb::GetCurrentEnvironmentResponse { environment: Some(environment.into()) }))
     }

@@ -20,10 +20,6 @@ impl IntegrationsGrpc {
     pub fn new(state: AppState) -> Self {
         Self { state }
     }
-
-    async fn conn(&self) -> Result<crate::db::DbConn, AppError> {
-        Ok(self.state.pool.get().await?)
-    }
 }
 
 fn channel_name(channel: i32) -> String {
@@ -161,7 +157,7 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
     ) -> Result<Response<pb::CreateIntegrationResponse>, Status> {
         let tenant = tenant_of(&request)?;
         let new = NewIntegration::try_from(request.into_inner())?;
-        let mut conn = self.conn().await?;
+        let mut conn = self.state.connection().await?;
         let created = integrations::create_integration(&mut conn, &self.state.cipher, &tenant, new).await?;
         Ok(Response::new(pb::CreateIntegrationResponse { integration: Some(to_proto(created, false)?) }))
     }
@@ -171,7 +167,7 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
         request: Request<pb::GetIntegrationRequest>,
     ) -> Result<Response<pb::GetIntegrationResponse>, Status> {
         let tenant = tenant_of(&request)?;
-        let mut conn = self.conn().await?;
+        let mut conn = self.state.connection().await?;
         let id = &request.get_ref().integration_id;
         let found = integrations::get_integration(&mut conn, &self.state.cipher, &tenant, id).await?;
         Ok(Response::new(pb::GetIntegrationResponse { integration: Some(to_proto(found, false)?) }))
@@ -182,7 +178,7 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
         request: Request<pb::ListIntegrationsRequest>,
     ) -> Result<Response<pb::ListIntegrationsResponse>, Status> {
         let tenant = tenant_of(&request)?;
-        let mut conn = self.conn().await?;
+        let mut conn = self.state.connection().await?;
         let listed = integrations::list_integrations(&mut conn, &self.state.cipher, &tenant).await?;
         Ok(Response::new(pb::ListIntegrationsResponse { integrations: all_to_proto(listed, false)? }))
     }
@@ -193,7 +189,7 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
     ) -> Result<Response<pb::UpdateIntegrationResponse>, Status> {
         let tenant = tenant_of(&request)?;
         let changes = IntegrationChanges::try_from(request.get_ref())?;
-        let mut conn = self.conn().await?;
+        let mut conn = self.state.connection().await?;
         let id = &request.get_ref().integration_id;
         let updated = integrations::update_integration(&mut conn, &self.state.cipher, &tenant, id, changes).await?;
         Ok(Response::new(pb::UpdateIntegrationResponse { integration: Some(to_proto(updated, false)?) }))
@@ -204,7 +200,7 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
         request: Request<pb::DeleteIntegrationRequest>,
     ) -> Result<Response<pb::DeleteIntegrationResponse>, Status> {
         let tenant = tenant_of(&request)?;
-        let mut conn = self.conn().await?;
+        let mut conn = self.state.connection().await?;
         let id = &request.get_ref().integration_id;
         let remaining = integrations::delete_integration(&mut conn, &self.state.cipher, &tenant, id).await?;
         Ok(Response::new(pb::DeleteIntegrationResponse { integrations: all_to_proto(remaining, false)? }))
@@ -215,7 +211,7 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
         request: Request<pb::SetIntegrationAsPrimaryRequest>,
     ) -> Result<Response<pb::SetIntegrationAsPrimaryResponse>, Status> {
         let tenant = tenant_of(&request)?;
-        let mut conn = self.conn().await?;
+        let mut conn = self.state.connection().await?;
         let id = &request.get_ref().integration_id;
         let primary = integrations::set_primary(&mut conn, &self.state.cipher, &tenant, id).await?;
         Ok(Response::new(pb::SetIntegrationAsPrimaryResponse { integration: Some(to_proto(primary, false)?) }))
@@ -226,7 +222,7 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
         request: Request<pb::ListActiveIntegrationsRequest>,
     ) -> Result<Response<pb::ListActiveIntegrationsResponse>, Status> {
         let tenant = tenant_of(&request)?;
-        let mut conn = self.conn().await?;
+        let mut conn = self.state.connection().await?;
         let active = integrations::list_active_integrations(&mut conn, &self.state.cipher, &tenant).await?;
         Ok(Response::new(pb::ListActiveIntegrationsResponse { integrations: all_to_proto(active, true)? }))
     }

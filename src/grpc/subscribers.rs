@@ -5,7 +5,6 @@ use tonic::{Request, Response, Status};
 use crate::auth::tenant_of;
 use crate::domain::tenancy::Tenant;
 use crate::domain::{preferences, subscribers};
-use crate::error::AppError;
 use crate::proto::herald::v1 as pb;
 use crate::server::AppState;
 
@@ -17,10 +16,6 @@ pub struct SubscribersGrpc {
 impl SubscribersGrpc {
     pub fn new(state: AppState) -> Self {
         Self { state }
-    }
-
-    async fn connection(&self) -> Result<crate::db::DbConn, AppError> {
-        Ok(self.state.pool.get().await?)
     }
 }
 
@@ -37,7 +32,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         request: Request<pb::CreateSubscriberRequest>,
     ) -> Result<Response<pb::CreateSubscriberResponse>, Status> {
         let (tenant, message) = split(request)?;
-        let mut conn = self.connection().await?;
+        let mut conn = self.state.connection().await?;
         let created = subscribers::create_subscriber(&mut conn, tenant, message.into()).await?;
         Ok(Response::new(pb::CreateSubscriberResponse { subscriber: Some(created.try_into()?) }))
     }
@@ -47,7 +42,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         request: Request<pb::GetSubscriberRequest>,
     ) -> Result<Response<pb::GetSubscriberResponse>, Status> {
         let (tenant, message) = split(request)?;
-        let mut conn = self.connection().await?;
+        let mut conn = self.state.connection().await?;
         let found = subscribers::get_subscriber(&mut conn, tenant, &message.subscriber_id).await?;
         Ok(Response::new(pb::GetSubscriberResponse { subscriber: Some(found.try_into()?) }))
     }
@@ -58,7 +53,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
     ) -> Result<Response<pb::UpdateSubscriberResponse>, Status> {
         let (tenant, message) = split(request)?;
         let subscriber_id = message.subscriber_id.clone();
-        let mut conn = self.connection().await?;
+        let mut conn = self.state.connection().await?;
         let updated = subscribers::update_subscriber(&mut conn, tenant, &subscriber_id, message.into()).await?;
         Ok(Response::new(pb::UpdateSubscriberResponse { subscriber: Some(updated.try_into()?) }))
     }
@@ -68,7 +63,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         request: Request<pb::DeleteSubscriberRequest>,
     ) -> Result<Response<pb::DeleteSubscriberResponse>, Status> {
         let (tenant, message) = split(request)?;
-        let mut conn = self.connection().await?;
+        let mut conn = self.state.connection().await?;
         subscribers::delete_subscriber(&mut conn, tenant, &message.subscriber_id).await?;
         Ok(Response::new(pb::DeleteSubscriberResponse { acknowledged: true, status: "deleted".into() }))
     }
@@ -78,7 +73,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         request: Request<pb::SearchSubscribersRequest>,
     ) -> Result<Response<pb::SearchSubscribersResponse>, Status> {
         let (tenant, message) = split(request)?;
-        let mut conn = self.connection().await?;
+        let mut conn = self.state.connection().await?;
         let page = subscribers::search_subscribers(&mut conn, tenant, message.into()).await?;
         Ok(Response::new(page.try_into()?))
     }
@@ -89,7 +84,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
     ) -> Result<Response<pb::UpsertSubscriberCredentialsResponse>, Status> {
         let (tenant, message) = split(request)?;
         let subscriber_id = message.subscriber_id.clone();
-        let mut conn = self.connection().await?;
+        let mut conn = self.state.connection().await?;
         let updated = subscribers::upsert_credentials(&mut conn, tenant, &subscriber_id, message.into()).await?;
         Ok(Response::new(pb::UpsertSubscriberCredentialsResponse { subscriber: Some(updated.try_into()?) }))
     }
@@ -99,7 +94,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         request: Request<pb::GetSubscriberPreferencesRequest>,
     ) -> Result<Response<pb::GetSubscriberPreferencesResponse>, Status> {
         let (tenant, message) = split(request)?;
-        let mut conn = self.connection().await?;
+        let mut conn = self.state.connection().await?;
         let found = preferences::get_preferences(&mut conn, tenant, &message.subscriber_id).await?;
         Ok(Response::new(pb::GetSubscriberPreferencesResponse { preferences: Some(found.try_into()?) }))
     }
@@ -111,7 +106,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         let (tenant, message) = split(request)?;
         let subscriber_id = message.subscriber_id.clone();
         let update = message.try_into()?;
-        let mut conn = self.connection().await?;
+        let mut conn = self.state.connection().await?;
         let updated = preferences::update_preferences(&mut conn, tenant, &subscriber_id, update).await?;
         Ok(Response::new(pb::UpdateSubscriberPreferencesResponse { preferences: Some(updated.try_into()?) }))
     }

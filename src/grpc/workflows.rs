@@ -25,10 +25,6 @@ impl WorkflowsGrpc {
     pub fn new(state: AppState) -> Self {
         Self { state }
     }
-
-    async fn conn(&self) -> Result<crate::db::DbConn, AppError> {
-        Ok(self.state.pool.get().await?)
-    }
 }
 
 fn struct_json(value: Option<&pbjson_types::Struct>) -> Option<Value> {
@@ -206,7 +202,7 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
     ) -> Result<Response<pb::CreateWorkflowResponse>, Status> {
         let tenant = tenant_of(&request)?;
         let input = request.into_inner().workflow.ok_or_else(missing_workflow)?;
-        let mut conn = self.conn().await?;
+        let mut conn = self.state.connection().await?;
         let created = domain::create_workflow(&mut conn, &tenant, input.into()).await?;
         Ok(Response::new(pb::CreateWorkflowResponse { workflow: Some((&created).try_into()?) }))
     }
@@ -216,7 +212,7 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
         request: Request<pb::GetWorkflowRequest>,
     ) -> Result<Response<pb::GetWorkflowResponse>, Status> {
         let tenant = tenant_of(&request)?;
-        let mut conn = self.conn().await?;
+        let mut conn = self.state.connection().await?;
         let found = domain::get_workflow(&mut conn, &tenant, &request.get_ref().workflow_id).await?;
         Ok(Response::new(pb::GetWorkflowResponse { workflow: Some((&found).try_into()?) }))
     }
@@ -232,7 +228,7 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
             limit: message.limit.map(i64::from),
             query: message.query,
         };
-        let mut conn = self.conn().await?;
+        let mut conn = self.state.connection().await?;
         let page = domain::list_workflows(&mut conn, &tenant, query).await?;
         let workflows = page.workflows.iter().map(TryInto::try_into).collect::<AppResult<Vec<_>>>()?;
         let total_count = i32::try_from(page.total_count).unwrap_or(i32::MAX);
@@ -246,7 +242,7 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
         let tenant = tenant_of(&request)?;
         let message = request.into_inner();
         let input = message.workflow.ok_or_else(missing_workflow)?;
-        let mut conn = self.conn().await?;
+        let mut conn = self.state.connection().await?;
         let updated = domain::update_workflow(&mut conn, &tenant, &message.workflow_id, input.into()).await?;
         Ok(Response::new(pb::UpdateWorkflowResponse { workflow: Some((&updated).try_into()?) }))
     }
@@ -256,7 +252,7 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
         request: Request<pb::DeleteWorkflowRequest>,
     ) -> Result<Response<pb::DeleteWorkflowResponse>, Status> {
         let tenant = tenant_of(&request)?;
-        let mut conn = self.conn().await?;
+        let mut conn = self.state.connection().await?;
         domain::delete_workflow(&mut conn, &tenant, &request.get_ref().workflow_id).await?;
         Ok(Response::new(pb::DeleteWorkflowResponse {}))
     }
