@@ -58,3 +58,58 @@ pub fn init_tracing(format: LogFormat) {
         LogFormat::Json => builder.json().flatten_event(true).with_current_span(true).init(),
     }
 }
+
+/// What a `serve` process runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Role {
+    /// REST and gRPC only: triggers are stored, other processes deliver them.
+    Api,
+    /// Workers only: delivers what API processes store (no port is opened).
+    Worker,
+    /// Both (the default).
+    All,
+}
+
+impl Role {
+    pub fn serves_api(self) -> bool {
+        matches!(self, Role::Api | Role::All)
+    }
+
+    pub fn runs_workers(self) -> bool {
+        matches!(self, Role::Worker | Role::All)
+    }
+}
+
+/// How `serve` runs the engine's workers.
+#[derive(Debug, Clone, clap::Args)]
+pub struct EngineSettings {
+    #[arg(long, env = "HERALD_ROLE", value_enum, default_value_t = Role::All, global = true)]
+    pub role: Role,
+
+    /// Worker loops per process; each claims and runs a batch at a time.
+    #[arg(long, env = "HERALD_WORKER_CONCURRENCY", default_value_t = 4, global = true)]
+    pub worker_concurrency: usize,
+
+    /// Jobs one worker loop claims at once.
+    #[arg(long, env = "HERALD_WORKER_BATCH_SIZE", default_value_t = 100, global = true)]
+    pub worker_batch_size: i64,
+
+    /// Seconds a claimed job is held before another worker may take it over (after a crash).
+    #[arg(long, env = "HERALD_JOB_LEASE_SECS", default_value_t = 60, global = true)]
+    pub job_lease_secs: u64,
+
+    /// Longest idle sleep of a worker, in milliseconds (LISTEN/NOTIFY wakes it sooner).
+    #[arg(long, env = "HERALD_WORKER_POLL_MS", default_value_t = 1000, global = true)]
+    pub worker_poll_ms: u64,
+}
+
+impl EngineSettings {
+    pub fn worker_settings(&self) -> crate::engine::worker::WorkerSettings {
+        crate::engine::worker::WorkerSettings {
+            concurrency: self.worker_concurrency,
+            batch_size: self.worker_batch_size,
+            lease: std::time::Duration::from_secs(self.job_lease_secs),
+            poll_interval: std::time::Duration::from_millis(self.worker_poll_ms),
+        }
+    }
+}

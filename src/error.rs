@@ -23,6 +23,16 @@ pub struct FieldError {
     pub value: Value,
 }
 
+/// One way a trigger payload fails the workflow's payload schema.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PayloadError {
+    /// Dotted path of the offending value in the payload (empty for the payload itself).
+    pub field: String,
+    pub message: String,
+    /// The offending value (JSON `null` when it is absent).
+    pub value: Value,
+}
+
 /// Every failure Herald reports, each with a fixed HTTP status and gRPC code.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -44,6 +54,13 @@ pub enum AppError {
     /// 422: field validation failed; every failing field is listed.
     #[error("Validation failed: {}", describe_fields(.0))]
     Validation(Vec<FieldError>),
+    /// 422: the request is well formed but names something it cannot act on (a trigger of an unknown
+    /// workflow answers `workflow_not_found`).
+    #[error("{0}")]
+    Unprocessable(String),
+    /// 400: a trigger payload that fails the workflow's `payloadSchema`; every error is listed.
+    #[error("Payload validation failed")]
+    PayloadValidation(Vec<PayloadError>),
     /// 501: the rpc exists in the API but is not implemented yet.
     #[error("{0}")]
     Unimplemented(String),
@@ -91,7 +108,8 @@ impl AppError {
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::Conflict(_) => StatusCode::CONFLICT,
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            AppError::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            AppError::Validation(_) | AppError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            AppError::PayloadValidation(_) => StatusCode::BAD_REQUEST,
             AppError::Unimplemented(_) => StatusCode::NOT_IMPLEMENTED,
             AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
@@ -100,7 +118,8 @@ impl AppError {
 
     fn grpc_code(&self) -> Code {
         match self {
-            AppError::BadRequest(_) | AppError::Validation(_) => Code::InvalidArgument,
+            AppError::BadRequest(_) | AppError::Validation(_) | AppError::PayloadValidation(_) => Code::InvalidArgument,
+            AppError::Unprocessable(_) => Code::FailedPrecondition,
             AppError::Unauthenticated(_) => Code::Unauthenticated,
             AppError::NotFound(_) => Code::NotFound,
             AppError::Conflict(_) => Code::AlreadyExists,
@@ -156,6 +175,11 @@ impl From<AppError> for tonic::Status {
                     .collect();
                 tonic::Status::with_error_details(code, message, ErrorDetails::with_bad_request(violations))
             }
+            AppError::PayloadValidation(errors) => {
+                let violations: Vec<FieldViolation> =
+                    errors.iter().map(|error| FieldViolation::new(&error.field, &error.message)).collect();
+                tonic::Status::with_error_details(code, message, ErrorDetails::with_bad_request(violations))
+            }
             _ => tonic::Status::new(code, message),
         };
         // In-process callers (the REST layer) read the full error back from the source.
@@ -203,6 +227,8 @@ impl AppError {
             AppError::Conflict(m) => AppError::Conflict(m.clone()),
             AppError::PayloadTooLarge(m) => AppError::PayloadTooLarge(m.clone()),
             AppError::Validation(fields) => AppError::Validation(fields.clone()),
+            AppError::Unprocessable(m) => AppError::Unprocessable(m.clone()),
+            AppError::PayloadValidation(errors) => AppError::PayloadValidation(errors.clone()),
             AppError::Unimplemented(m) => AppError::Unimplemented(m.clone()),
             AppError::Unavailable(cause) => AppError::Unavailable(cause.to_string().into()),
             AppError::Internal { error_id, cause } => {

@@ -10,5 +10,6 @@ pub mod engine;
 pub mod error;
 pub mod grpc;
 pub mod proto;
+pub mod providers;
 pub mod rest;
 pub mod server;

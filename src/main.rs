@@ -1,10 +1,13 @@
 //! The `herald` command: `serve` (default), `migrate` and `admin …`.
 
 use clap::{Parser, Subcommand};
-use herald::config::{init_tracing, GlobalSettings};
+use herald::config::{init_tracing, EngineSettings, GlobalSettings};
 use herald::crypto::CredentialCipher;
 use herald::db::{run_migrations, Database};
 use herald::domain::tenancy;
+use herald::engine::wake::wake_channel;
+use herald::engine::worker::{run_workers, WorkerShared};
+use herald::engine::{Clock, EngineContext};
 use herald::{bootstrap, server};
 use uuid::Uuid;
 
@@ -13,6 +16,9 @@ use uuid::Uuid;
 struct Cli {
     #[command(flatten)]
     global: GlobalSettings,
+
+    #[command(flatten)]
+    engine: EngineSettings,
 
     #[command(subcommand)]
     command: Option<Command>,
@@ -66,21 +72,38 @@ async fn run(cli: Cli, database: &Database) -> anyhow::Result<()> {
         tracing::info!(?applied, "applied migrations");
     }
     match cli.command {
-        None | Some(Command::Serve) => serve(&cli.global, database).await,
+        None | Some(Command::Serve) => serve(&cli.global, &cli.engine, database).await,
         Some(Command::Migrate) => Ok(()),
         Some(Command::Admin(command)) => admin(command, database).await,
     }
 }
 
-async fn serve(settings: &GlobalSettings, database: &Database) -> anyhow::Result<()> {
+async fn serve(settings: &GlobalSettings, engine_settings: &EngineSettings, database: &Database) -> anyhow::Result<()> {
     let cipher = CredentialCipher::load(settings.secret_key.as_deref(), &settings.database.data_dir)?;
     if database.local_cluster.is_some() {
         bootstrap::first_start(&database.pool, &cipher, &settings.database.data_dir).await?;
     }
-    let listener = tokio::net::TcpListener::bind(settings.addr).await?;
-    tracing::info!(addr = %listener.local_addr()?, "Herald is serving REST and gRPC");
-    let state = server::AppState { pool: database.pool.clone(), cipher };
-    server::serve(listener, state, server::shutdown_signal()).await?;
+    let engine =
+        EngineContext { clock: Clock::system(), wake_channel: wake_channel(&mut *database.pool.get().await?).await? };
+    let (stop_workers, stop) = tokio::sync::watch::channel(false);
+    let workers = engine_settings.role.runs_workers().then(|| {
+        let shared =
+            WorkerShared::new(database.pool.clone(), cipher.clone(), engine.clone(), engine_settings.worker_settings());
+        tracing::info!(owner = %shared.owner, "workers started");
+        tokio::spawn(run_workers(std::sync::Arc::new(shared), stop))
+    });
+    if engine_settings.role.serves_api() {
+        let listener = tokio::net::TcpListener::bind(settings.addr).await?;
+        tracing::info!(addr = %listener.local_addr()?, "Herald is serving REST and gRPC");
+        let state = server::AppState { pool: database.pool.clone(), cipher, engine };
+        server::serve(listener, state, server::shutdown_signal()).await?;
+    } else {
+        server::shutdown_signal().await;
+    }
+    let _ = stop_workers.send(true);
+    if let Some(workers) = workers {
+        workers.await?;
+    }
     Ok(())
 }
 

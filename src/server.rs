@@ -31,6 +31,8 @@ pub struct AppState {
     pub pool: DbPool,
     /// Encrypts integration credentials at rest.
     pub cipher: crate::crypto::CredentialCipher,
+    /// The engine's clock and wake-up channel.
+    pub engine: crate::engine::EngineContext,
 }
 
 impl AppState {

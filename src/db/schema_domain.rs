@@ -217,6 +217,7 @@ diesel::table! {
         error -> Nullable<Text>,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        result -> Nullable<Jsonb>,
     }
 }
 

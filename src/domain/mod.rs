@@ -1,6 +1,8 @@
 //! Business rules, below the gRPC layer: the REST and gRPC fronts both end up here.
 
+pub mod activity;
 pub mod integrations;
+pub mod messages;
 pub mod preferences;
 pub mod seed;
 pub mod subscribers;

@@ -1,6 +1,23 @@
-//! The delivery engine: what runs a triggered workflow's steps. So far: step filter evaluation and
-//! Liquid rendering of step controls; the trigger, the job queue and the workers come with the
-//! engine issue.
+//! The delivery engine: the trigger's fan-out into notifications and jobs, the durable job queue and
+//! its workers, the steps they run, step filters and Liquid rendering. `docs/engine.md` describes the
+//! flow and what the job and message rows hold.
 
+pub mod clock;
+pub mod details;
 pub mod filters;
+pub mod jobs;
 pub mod render;
+pub mod steps;
+pub mod trigger;
+pub mod wake;
+pub mod worker;
+
+pub use clock::Clock;
+
+/// What the API and the workers share about the engine.
+#[derive(Debug, Clone)]
+pub struct EngineContext {
+    pub clock: Clock,
+    /// The `NOTIFY` channel of this database schema's workers.
+    pub wake_channel: String,
+}

@@ -1,13 +1,17 @@
 //! tonic service implementations: thin adapters that read the tenant, convert proto ↔ domain and
-//! call the domain functions. Services not implemented yet rely on the generated default methods,
-//! which answer UNIMPLEMENTED.
+//! call the domain functions.
 
+pub mod activity_convert;
 pub mod convert;
 pub mod environments;
+pub mod events;
+pub mod events_convert;
 pub mod integrations;
+pub mod message_convert;
+pub mod messages;
+pub mod notifications;
 pub mod subscriber_convert;
 pub mod subscribers;
-pub mod unimplemented;
 pub mod workflows;
 
 use axum::Router;
@@ -22,6 +26,9 @@ pub struct Services {
     pub subscribers: subscribers::SubscribersGrpc,
     pub integrations: integrations::IntegrationsGrpc,
     pub workflows: workflows::WorkflowsGrpc,
+    pub events: events::EventsGrpc,
+    pub notifications: notifications::NotificationsGrpc,
+    pub messages: messages::MessagesGrpc,
 }
 
 impl Services {
@@ -30,7 +37,10 @@ impl Services {
             environments: environments::EnvironmentsGrpc::new(state.clone()),
             subscribers: subscribers::SubscribersGrpc::new(state.clone()),
             integrations: integrations::IntegrationsGrpc::new(state.clone()),
-            workflows: workflows::WorkflowsGrpc::new(state),
+            workflows: workflows::WorkflowsGrpc::new(state.clone()),
+            events: events::EventsGrpc::new(state.clone()),
+            notifications: notifications::NotificationsGrpc::new(state.clone()),
+            messages: messages::MessagesGrpc::new(state),
         }
     }
 }
@@ -38,7 +48,10 @@ impl Services {
 /// Every Herald gRPC service, mounted on one router (authentication is added by the server).
 pub fn routes(services: &Services) -> Router {
     use pb::environments_service_server::EnvironmentsServiceServer;
+    use pb::events_service_server::EventsServiceServer;
     use pb::integrations_service_server::IntegrationsServiceServer;
+    use pb::messages_service_server::MessagesServiceServer;
+    use pb::notifications_service_server::NotificationsServiceServer;
     use pb::subscribers_service_server::SubscribersServiceServer;
     use pb::workflows_service_server::WorkflowsServiceServer;
 
@@ -59,5 +72,16 @@ pub fn routes(services: &Services) -> Router {
         router,
         WorkflowsServiceServer::new(services.workflows.clone()).max_decoding_message_size(MAX_REQUEST_BYTES),
     );
-    unimplemented::mount(router)
+    let router = with_grpc_service(
+        router,
+        EventsServiceServer::new(services.events.clone()).max_decoding_message_size(MAX_REQUEST_BYTES),
+    );
+    let router = with_grpc_service(
+        router,
+        NotificationsServiceServer::new(services.notifications.clone()).max_decoding_message_size(MAX_REQUEST_BYTES),
+    );
+    with_grpc_service(
+        router,
+        MessagesServiceServer::new(services.messages.clone()).max_decoding_message_size(MAX_REQUEST_BYTES),
+    )
 }

@@ -53,6 +53,8 @@ impl From<pb::WorkflowInput> for WorkflowDefinition {
                     Ok(kind) => kind.as_str_name().to_string(),
                 },
                 control_values: struct_json(step.control_values.as_ref()),
+                filters: serde_json::to_value(&step.filters).unwrap_or_else(|_| Value::Array(Vec::new())),
+                should_stop_on_fail: step.should_stop_on_fail.unwrap_or(false),
             })
             .collect();
         WorkflowDefinition {
@@ -111,6 +113,8 @@ fn workflow_step(stored: &StoredWorkflow, step: &StepRow) -> AppResult<pb::Workf
         workflow_id: workflow.identifier.clone(),
         workflow_database_id: workflow.id.to_string(),
         issues: step_issues(step)?,
+        filters: from_json(step.filters.clone())?,
+        should_stop_on_fail: step.should_stop_on_fail,
     })
 }
 

@@ -16,6 +16,8 @@ use crate::grpc::convert::format_timestamp;
 struct ErrorReport {
     message: String,
     errors: Option<Value>,
+    /// `type` of the body, e.g. `PAYLOAD_VALIDATION_ERROR`.
+    error_type: Option<&'static str>,
     error_id: Option<String>,
 }
 
@@ -29,8 +31,10 @@ pub fn error_response(error: AppError) -> Response {
         },
         errors: match &error {
             AppError::Validation(fields) => Some(field_errors_body(fields)),
+            AppError::PayloadValidation(errors) => Some(json!(errors)),
             _ => None,
         },
+        error_type: matches!(error, AppError::PayloadValidation(_)).then_some("PAYLOAD_VALIDATION_ERROR"),
         error_id: error.error_id().map(str::to_string),
     };
     let mut response = status.into_response();
@@ -73,7 +77,7 @@ pub async fn render_errors(request: Request, next: Next) -> Response {
 }
 
 fn plain_report(message: String) -> ErrorReport {
-    ErrorReport { message, errors: None, error_id: None }
+    ErrorReport { message, errors: None, error_type: None, error_id: None }
 }
 
 fn render(status: StatusCode, report: &ErrorReport, path: &str) -> Response {
@@ -84,6 +88,9 @@ fn render(status: StatusCode, report: &ErrorReport, path: &str) -> Response {
         "message": report.message,
         "error": status.canonical_reason().unwrap_or("Error"),
     });
+    if let Some(error_type) = report.error_type {
+        body["type"] = Value::String(error_type.to_string());
+    }
     if let Some(errors) = &report.errors {
         body["errors"] = errors.clone();
     }

@@ -4,8 +4,12 @@
 mod body;
 mod environments;
 mod errors;
+mod events;
 mod integrations;
+mod messages;
+mod notifications;
 pub mod query;
+mod shapes;
 mod subscribers;
 mod workflows;
 
@@ -29,6 +33,9 @@ pub fn router(services: Services) -> Router {
         .merge(subscribers::routes())
         .merge(integrations::routes())
         .merge(workflows::routes())
+        .merge(events::routes())
+        .merge(notifications::routes())
+        .merge(messages::routes())
         .with_state(services)
 }
 

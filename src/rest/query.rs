@@ -7,7 +7,7 @@ use axum::extract::{FromRequestParts, RawQuery};
 use http::request::Parts;
 use serde_json::Value;
 
-use crate::error::AppError;
+use crate::error::{AppError, FieldError};
 
 /// Every `key=value` pair of the query string, in order.
 #[derive(Debug, Default, Clone)]
@@ -56,6 +56,29 @@ impl QueryParams {
         }
     }
 
+    /// `key` as a whole number in `i32` range: values beyond it are clamped, so that the range
+    /// check downstream reports them.
+    pub fn int32(&self, key: &str) -> Result<Option<i32>, AppError> {
+        Ok(self.integer(key)?.map(|number| number.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32))
+    }
+
+    /// Every value of the array parameter `key` read by `parse` (a closed set of names); values
+    /// outside the set are a 422 naming them and the `accepted` names.
+    pub fn names<T>(
+        &self,
+        key: &str,
+        accepted: &[&str],
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<Vec<T>, AppError> {
+        let values = self.list(key);
+        let unknown: Vec<&String> = values.iter().filter(|value| parse(value).is_none()).collect();
+        if !unknown.is_empty() {
+            let message = format!("{key} must be among {}", accepted.join(", "));
+            return Err(AppError::invalid_field(key, message, serde_json::json!(unknown)));
+        }
+        Ok(values.iter().filter_map(|value| parse(value)).collect())
+    }
+
     /// `key` as a boolean (`true` or `false`).
     pub fn boolean(&self, key: &str) -> Result<Option<bool>, AppError> {
         match self.string(key).as_deref() {
@@ -63,6 +86,42 @@ impl QueryParams {
             Some("true") => Ok(Some(true)),
             Some("false") => Ok(Some(false)),
             Some(other) => Err(AppError::invalid_field(key, format!("{key} must be true or false"), other)),
+        }
+    }
+}
+
+/// Collects the failures of several parameters, so that one 422 names them all.
+#[derive(Debug, Default)]
+pub struct Problems {
+    fields: Vec<FieldError>,
+}
+
+impl Problems {
+    /// The value of `result`, or `T::default()` with its failure recorded.
+    pub fn take<T: Default>(&mut self, result: Result<T, AppError>) -> T {
+        match result {
+            Ok(value) => value,
+            Err(AppError::Validation(fields)) => {
+                self.fields.extend(fields);
+                T::default()
+            }
+            Err(other) => {
+                self.fields.push(FieldError {
+                    path: "query".into(),
+                    messages: vec![other.to_string()],
+                    value: Value::Null,
+                });
+                T::default()
+            }
+        }
+    }
+
+    /// Ok when every parameter read, else one 422 listing every failure.
+    pub fn finish(self) -> Result<(), AppError> {
+        if self.fields.is_empty() {
+            Ok(())
+        } else {
+            Err(AppError::Validation(self.fields))
         }
     }
 }
@@ -87,6 +146,21 @@ mod tests {
         assert_eq!(QueryParams::parse("a=1&b=x&a=2").list("a"), ["1", "2"]);
         assert_eq!(QueryParams::parse("a%5B%5D=1&a[]=2").list("a"), ["1", "2"]);
         assert!(QueryParams::parse("").list("a").is_empty());
+    }
+
+    #[test]
+    fn names_read_a_closed_set_and_problems_collect_every_failure() {
+        let query = QueryParams::parse("c=a&c=b&c=x&c=y&limit=two&page=3");
+        let parse = |name: &str| ["a", "b"].contains(&name).then(|| name.to_string());
+        assert_eq!(QueryParams::parse("c=a&c=b").names("c", &["a", "b"], parse).unwrap(), ["a", "b"]);
+        let mut problems = Problems::default();
+        assert!(problems.take(query.names("c", &["a", "b"], parse)).is_empty());
+        assert_eq!(problems.take(query.int32("limit")), None);
+        assert_eq!(problems.take(query.int32("page")), Some(3));
+        let Err(AppError::Validation(fields)) = problems.finish() else { panic!("expected a 422") };
+        assert_eq!(fields.iter().map(|field| field.path.as_str()).collect::<Vec<_>>(), ["c", "limit"]);
+        assert_eq!(fields[0].value, serde_json::json!(["x", "y"]));
+        assert_eq!(QueryParams::parse("limit=99999999999").int32("limit").unwrap(), Some(i32::MAX));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use http::StatusCode;
 use serde_json::Value;
 
 use super::query::QueryParams;
+use super::shapes::subscriber_json;
 use super::{grpc_request, json_response, mask_of_keys, parse_json, parse_json_with_mask, JsonBody, RestResult};
 use crate::domain::tenancy::Tenant;
 use crate::error::AppError;
@@ -27,22 +28,6 @@ pub fn routes() -> Router<Services> {
             "/v2/subscribers/{subscriber_id}/preferences",
             get(get_subscriber_preferences).patch(update_subscriber_preferences),
         )
-}
-
-/// Spec fields of a Subscriber that are "string or null" (or boolean/object or null): written as
-/// `null` when unset, so strict generated clients always find them.
-const NULLABLE_SUBSCRIBER_FIELDS: [&str; 10] =
-    ["firstName", "lastName", "email", "phone", "avatar", "locale", "isOnline", "lastOnlineAt", "data", "timezone"];
-
-/// The REST shape of a subscriber: the proto's JSON with its nullable fields present.
-fn subscriber_json(subscriber: Option<pb::Subscriber>) -> Result<Value, AppError> {
-    let mut json = serde_json::to_value(subscriber).map_err(AppError::internal)?;
-    if let Value::Object(fields) = &mut json {
-        for field in NULLABLE_SUBSCRIBER_FIELDS {
-            fields.entry(field).or_insert(Value::Null);
-        }
-    }
-    Ok(json)
 }
 
 async fn create_subscriber(

@@ -50,7 +50,7 @@ async fn reflection_lists_every_herald_service() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_rpc_not_implemented_yet_answers_unimplemented_after_authentication() {
+async fn rpcs_authenticate_before_they_run() {
     let server = TestServer::start().await;
     let mut client = pb::events_service_client::EventsServiceClient::new(server.grpc_channel().await);
     let trigger = pb::TriggerEventRequest { name: "welcome".into(), ..Default::default() };
@@ -59,7 +59,8 @@ async fn an_rpc_not_implemented_yet_answers_unimplemented_after_authentication()
     assert_eq!(status.code(), Code::Unauthenticated);
 
     let status = client.trigger_event(server.grpc_request(trigger)).await.unwrap_err();
-    assert_eq!(status.code(), Code::Unimplemented);
+    assert_eq!(status.code(), Code::FailedPrecondition, "authenticated, it reaches the workflow lookup");
+    assert_eq!(status.message(), "workflow_not_found");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -2,12 +2,17 @@
 
 mod support;
 
+mod activity_fixtures;
+
+mod activity;
 mod admin;
 mod auth;
+mod engine;
 mod environments;
 mod errors;
 mod grpc_surface;
 mod integrations;
+mod messages;
 mod subscribers;
 mod workflows;
 mod zero_config;

@@ -10,8 +10,13 @@ use axum::Router;
 use herald::db::local_cluster::{LocalCluster, FAST_UNSAFE_SETTINGS};
 use herald::db::{build_pool, create_database_if_missing, run_migrations, DbPool};
 use herald::domain::tenancy;
+use herald::engine::wake::wake_channel;
+use herald::engine::worker::{run_workers, WorkerSettings, WorkerShared};
+use herald::engine::{Clock, EngineContext};
 use herald::server::{self, AppState};
-use tokio::sync::{oneshot, OnceCell};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{oneshot, watch, OnceCell};
 use uuid::Uuid;
 
 const TEST_DATABASE: &str = "herald_test";
@@ -23,7 +28,10 @@ pub struct TestServer {
     pub environment_id: Uuid,
     pub organization_id: Uuid,
     pub pool: DbPool,
+    /// The engine's clock: tests move it forward instead of waiting.
+    pub clock: Clock,
     shutdown: Option<oneshot::Sender<()>>,
+    stop_workers: watch::Sender<bool>,
 }
 
 impl TestServer {
@@ -34,6 +42,15 @@ impl TestServer {
 
     /// Starts Herald with `extra_rest_routes` mounted beside the real ones (to provoke failures).
     pub async fn start_with(extra_rest_routes: Router) -> Self {
+        Self::start_full(extra_rest_routes, true).await
+    }
+
+    /// Starts the API without workers (`--role api`): triggered jobs stay where the trigger left them.
+    pub async fn start_api_only() -> Self {
+        Self::start_full(Router::new(), false).await
+    }
+
+    async fn start_full(extra_rest_routes: Router, with_workers: bool) -> Self {
         let database_url = fresh_schema_url().await;
         run_migrations(&database_url).await.expect("migrations apply");
         let pool = build_pool(&database_url, 8).expect("pool");
@@ -44,10 +61,23 @@ impl TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let (shutdown, stopped) = oneshot::channel::<()>();
-        let router = server::router_with_extra_rest_routes(
-            AppState { pool: pool.clone(), cipher: herald::crypto::CredentialCipher::random() },
-            extra_rest_routes,
-        );
+        let cipher = herald::crypto::CredentialCipher::random();
+        let clock = Clock::system();
+        let wake_channel = wake_channel(&mut pool.get().await.expect("connection")).await.expect("wake channel");
+        let engine = EngineContext { clock: clock.clone(), wake_channel };
+        let (stop_workers, stop) = watch::channel(false);
+        let settings = WorkerSettings {
+            concurrency: 2,
+            batch_size: 50,
+            lease: Duration::from_secs(30),
+            poll_interval: Duration::from_millis(200),
+        };
+        let shared = WorkerShared::new(pool.clone(), cipher.clone(), engine.clone(), settings);
+        if with_workers {
+            tokio::spawn(run_workers(Arc::new(shared), stop));
+        }
+        let router =
+            server::router_with_extra_rest_routes(AppState { pool: pool.clone(), cipher, engine }, extra_rest_routes);
         tokio::spawn(async move {
             axum::serve(listener, router)
                 .with_graceful_shutdown(async {
@@ -62,7 +92,9 @@ impl TestServer {
             environment_id: environment.id,
             organization_id: environment.organization_id,
             pool,
+            clock,
             shutdown: Some(shutdown),
+            stop_workers,
         }
     }
 
@@ -130,6 +162,7 @@ impl Drop for TestServer {
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
         }
+        let _ = self.stop_workers.send(true);
     }
 }
 

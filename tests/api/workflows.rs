@@ -30,7 +30,7 @@ const WORKFLOW_KEYS: [&str; 20] = [
     "severity",
 ];
 
-const STEP_KEYS: [&str; 11] = [
+const STEP_KEYS: [&str; 13] = [
     "controls",
     "controlValues",
     "variables",
@@ -42,6 +42,8 @@ const STEP_KEYS: [&str; 11] = [
     "origin",
     "workflowId",
     "workflowDatabaseId",
+    "filters",
+    "shouldStopOnFail",
 ];
 
 fn assert_timestamp(value: &Value) {

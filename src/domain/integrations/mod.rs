@@ -7,7 +7,9 @@ pub mod providers;
 mod store;
 
 pub use primary::set_primary;
-pub use store::{active_channels, get_integration, list_active_integrations, list_integrations};
+pub use store::{
+    active_channels, active_integrations_in, get_integration, list_active_integrations, list_integrations,
+};
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;

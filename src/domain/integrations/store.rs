@@ -111,6 +111,23 @@ pub async fn list_active_integrations(
     decrypt_all(cipher, rows)
 }
 
+/// The active integrations of the given environments, oldest first (the engine picks from them).
+pub async fn active_integrations_in(
+    conn: &mut AsyncPgConnection,
+    cipher: &CredentialCipher,
+    environment_ids: &[Uuid],
+) -> AppResult<Vec<Integration>> {
+    let rows = integrations::table
+        .filter(integrations::environment_id.eq_any(environment_ids))
+        .filter(integrations::active)
+        .filter(not(integrations::deleted))
+        .order((integrations::created_at, integrations::id))
+        .select(IntegrationRow::as_select())
+        .load(conn)
+        .await?;
+    decrypt_all(cipher, rows)
+}
+
 /// The channels that have at least one active integration in the environment (workflow issues).
 pub async fn active_channels(conn: &mut AsyncPgConnection, environment_id: Uuid) -> AppResult<HashSet<String>> {
     let channels: Vec<String> = integrations::table

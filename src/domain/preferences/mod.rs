@@ -91,6 +91,48 @@ impl StoredPreference {
     }
 }
 
+/// What a subscriber set, as the engine needs it to decide one delivery.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DeliveryPreferences {
+    /// `false` when the subscriber turned everything off (globally or for the workflow).
+    pub enabled: bool,
+    pub global: ChannelFlags,
+    pub per_workflow: ChannelFlags,
+    pub schedule: Option<Schedule>,
+}
+
+/// The delivery preferences of each (subscriber, workflow) pair, in one query.
+pub async fn delivery_preferences(
+    conn: &mut AsyncPgConnection,
+    pairs: &[(Uuid, Uuid)],
+) -> AppResult<HashMap<(Uuid, Uuid), DeliveryPreferences>> {
+    let subscriber_ids: Vec<Uuid> = pairs.iter().map(|(subscriber, _)| *subscriber).collect();
+    let rows: Vec<(Uuid, StoredPreference)> = subscriber_preferences::table
+        .filter(subscriber_preferences::subscriber_id.eq_any(&subscriber_ids))
+        .select((subscriber_preferences::subscriber_id, StoredPreference::as_select()))
+        .load(conn)
+        .await?;
+    let by_key: HashMap<(Uuid, Option<Uuid>), StoredPreference> =
+        rows.into_iter().map(|(subscriber, row)| ((subscriber, row.workflow_id), row)).collect();
+    let mut result = HashMap::with_capacity(pairs.len());
+    for &(subscriber_id, workflow_id) in pairs {
+        let (global, per_workflow) =
+            (by_key.get(&(subscriber_id, None)), by_key.get(&(subscriber_id, Some(workflow_id))));
+        result.insert(
+            (subscriber_id, workflow_id),
+            DeliveryPreferences {
+                enabled: global.is_none_or(|row| row.enabled) && per_workflow.is_none_or(|row| row.enabled),
+                global: global.map(StoredPreference::flags).unwrap_or_default(),
+                per_workflow: per_workflow.map(StoredPreference::flags).unwrap_or_default(),
+                schedule: global
+                    .and_then(|row| row.schedule.clone())
+                    .and_then(|value| serde_json::from_value(value).ok()),
+            },
+        );
+    }
+    Ok(result)
+}
+
 /// The subscriber's preferences, resolved for every non-critical workflow of the environment.
 pub async fn get_preferences(
     conn: &mut AsyncPgConnection,

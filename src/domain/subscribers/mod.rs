@@ -8,8 +8,15 @@ mod search;
 
 pub use channels::{credential_providers, ChannelCredentials, ChannelSetting, MAX_DEVICE_TOKENS};
 pub use credentials::{upsert_credentials, CredentialsUpdate};
-pub use profile::{create_subscriber, delete_subscriber, update_subscriber, NewSubscriber, Patch, ProfilePatch};
+pub(crate) use profile::validate_profile_at;
+pub use profile::{
+    create_subscriber, delete_subscriber, update_subscriber, NewSubscriber, Patch, ProfilePatch,
+    MAX_SUBSCRIBER_ID_BYTES,
+};
+pub(crate) use search::contains_pattern;
 pub use search::{search_subscribers, OrderBy, SearchPage, SearchQuery, TOTAL_COUNT_CAP};
+
+use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -78,6 +85,25 @@ pub async fn find_subscriber(
         .first(conn)
         .await
         .optional()?)
+}
+
+/// The subscribers of the environment with these internal ids, deleted ones included (the history of
+/// events and messages keeps them), in one query.
+pub async fn subscribers_by_ids(
+    conn: &mut AsyncPgConnection,
+    environment_id: Uuid,
+    ids: &[Uuid],
+) -> AppResult<HashMap<Uuid, Subscriber>> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let rows: Vec<Subscriber> = subscribers::table
+        .filter(subscribers::environment_id.eq(environment_id))
+        .filter(subscribers::id.eq_any(ids))
+        .select(Subscriber::as_select())
+        .load(conn)
+        .await?;
+    Ok(rows.into_iter().map(|subscriber| (subscriber.id, subscriber)).collect())
 }
 
 pub(crate) fn not_found(subscriber_id: &str) -> AppError {

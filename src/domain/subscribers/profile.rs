@@ -95,10 +95,23 @@ fn validate_profile(
     locale: Option<&String>,
     avatar: Option<&String>,
 ) {
+    validate_profile_at(validator, "", email, timezone, locale, avatar);
+}
+
+/// [`validate_profile`] for a subscriber nested in a larger request: field paths start with `prefix`
+/// (`to.0.` for a trigger recipient).
+pub(crate) fn validate_profile_at(
+    validator: &mut Validator,
+    prefix: &str,
+    email: Option<&String>,
+    timezone: Option<&String>,
+    locale: Option<&String>,
+    avatar: Option<&String>,
+) {
     if let Some(email) = email {
         validator.check(
             email_address::EmailAddress::is_valid(email),
-            "email",
+            &format!("{prefix}email"),
             "email must be an email address",
             email.as_str(),
         );
@@ -106,7 +119,7 @@ fn validate_profile(
     if let Some(timezone) = timezone {
         validator.check(
             timezone.parse::<chrono_tz::Tz>().is_ok(),
-            "timezone",
+            &format!("{prefix}timezone"),
             "timezone must be an IANA timezone such as Europe/Paris",
             timezone.as_str(),
         );
@@ -114,14 +127,14 @@ fn validate_profile(
     if let Some(locale) = locale {
         validator.check(
             is_locale(locale),
-            "locale",
+            &format!("{prefix}locale"),
             "locale must be a language tag such as en or en-US",
             locale.as_str(),
         );
     }
     if let Some(avatar) = avatar {
         let is_web_url = url::Url::parse(avatar).is_ok_and(|url| matches!(url.scheme(), "http" | "https"));
-        validator.check(is_web_url, "avatar", "avatar must be an http or https URL", avatar.as_str());
+        validator.check(is_web_url, &format!("{prefix}avatar"), "avatar must be an http or https URL", avatar.as_str());
     }
 }
 

@@ -278,7 +278,7 @@ async fn sort_key(conn: &mut AsyncPgConnection, tenant: Tenant, cursor: &str) ->
 }
 
 /// A LIKE pattern matching `text` anywhere, with LIKE's own wildcards escaped.
-fn contains_pattern(text: &str) -> String {
+pub(crate) fn contains_pattern(text: &str) -> String {
     let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
     format!("%{escaped}%")
 }

@@ -14,7 +14,9 @@ pub mod template;
 mod validate;
 pub mod variables;
 
-pub use store::{delete_workflow, find_row, find_workflow, list_workflows, WorkflowPage, WorkflowQuery};
+pub use store::{
+    delete_workflow, find_row, find_workflow, list_workflows, workflows_by_ids, WorkflowPage, WorkflowQuery,
+};
 pub use validate::is_valid_identifier;
 
 use std::collections::HashSet;
@@ -137,6 +139,9 @@ pub struct StepDefinition {
     /// The step type (`in_app`, …); anything else, or empty, is a 422.
     pub kind: String,
     pub control_values: Option<Value>,
+    /// Step filters (the API's JSON array); a PUT replaces them like everything else.
+    pub filters: Value,
+    pub should_stop_on_fail: bool,
 }
 
 /// Preferences as sent: `{user?, workflow?}` (each a preference level as JSON).

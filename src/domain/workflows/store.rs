@@ -71,6 +71,36 @@ pub(super) async fn load_steps(conn: &mut AsyncPgConnection, workflow_ids: &[Uui
         .await?)
 }
 
+/// The workflows of the environment with these internal ids, deleted ones included (events and
+/// messages keep pointing at them), each with its steps: two queries, whatever the number of ids.
+pub async fn workflows_by_ids(
+    conn: &mut AsyncPgConnection,
+    environment_id: Uuid,
+    ids: &[Uuid],
+) -> AppResult<HashMap<Uuid, StoredWorkflow>> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let rows: Vec<WorkflowRow> = workflows::table
+        .filter(workflows::environment_id.eq(environment_id))
+        .filter(workflows::id.eq_any(ids))
+        .select(WorkflowRow::as_select())
+        .load(conn)
+        .await?;
+    let found: Vec<Uuid> = rows.iter().map(|row| row.id).collect();
+    let mut steps_by_workflow: HashMap<Uuid, Vec<StepRow>> = HashMap::new();
+    for step in load_steps(conn, &found).await? {
+        steps_by_workflow.entry(step.workflow_id).or_default().push(step);
+    }
+    Ok(rows
+        .into_iter()
+        .map(|workflow| {
+            let steps = steps_by_workflow.remove(&workflow.id).unwrap_or_default();
+            (workflow.id, StoredWorkflow { workflow, steps })
+        })
+        .collect())
+}
+
 fn conflict_or(error: diesel::result::Error, identifier: &str) -> AppError {
     if violated_unique_constraint(&error).as_deref() == Some(IDENTIFIER_INDEX) {
         AppError::Conflict(format!("Workflow with workflowId {identifier} already exists"))

@@ -32,12 +32,7 @@ pub fn template_form(stored: &StoredWorkflow) -> pb::NotificationTemplate {
         organization_id: organization_id.clone(),
         creator_id: environment_id.clone(),
         environment_id: environment_id.clone(),
-        triggers: vec![pb::NotificationTrigger {
-            r#type: pb::trigger_type_enum::TriggerType::Event as i32,
-            identifier: workflow.identifier.clone(),
-            variables: names(payload_variables(stored)),
-            subscriber_variables: names(used_roots(stored, "subscriber")),
-        }],
+        triggers: triggers(stored),
         notification_group_id: environment_id.clone(),
         parent_id: None,
         deleted: workflow.deleted,
@@ -53,6 +48,16 @@ pub fn template_form(stored: &StoredWorkflow) -> pb::NotificationTemplate {
         data: None,
         workflow_integration_status: None,
     }
+}
+
+/// The triggers of a workflow: its one event trigger, with the payload and subscriber variables it uses.
+pub fn triggers(stored: &StoredWorkflow) -> Vec<pb::NotificationTrigger> {
+    vec![pb::NotificationTrigger {
+        r#type: pb::trigger_type_enum::TriggerType::Event as i32,
+        identifier: stored.workflow.identifier.clone(),
+        variables: names(payload_variables(stored)),
+        subscriber_variables: names(used_roots(stored, "subscriber")),
+    }]
 }
 
 fn names(list: Vec<String>) -> Vec<pb::NotificationTriggerVariable> {

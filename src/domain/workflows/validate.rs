@@ -108,6 +108,12 @@ fn validate_step(validator: &mut Validator, index: usize, step: &StepDefinition,
         validator.reject(&format!("{path}.type"), message, value);
         return;
     };
+    if let Err(error) = Some(&step.filters)
+        .filter(|filters| !filters.is_null())
+        .map_or(Ok(Vec::new()), crate::engine::filters::parse_filters)
+    {
+        validator.reject(&format!("{path}.filters"), format!("filters are invalid: {error}"), step.filters.clone());
+    }
     let Some(controls) = &step.control_values else { return };
     // Required controls left empty are MISSING_VALUE issues, not a 422: a draft can be saved.
     for error in control_validator(kind).iter_errors(controls) {

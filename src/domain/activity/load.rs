@@ -1,0 +1,78 @@
+//! Completes a page of notification rows with their subscribers, workflows, jobs and execution
+//! details: four batched lookups (`= ANY`), whatever the size of the page.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use diesel::prelude::*;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use uuid::Uuid;
+
+use super::{Event, ExecutionDetailRow, Job, JobRow, NotificationRow};
+use crate::db::schema::{execution_details, jobs};
+use crate::domain::subscribers::subscribers_by_ids;
+use crate::domain::tenancy::Tenant;
+use crate::domain::workflows::workflows_by_ids;
+use crate::error::AppResult;
+
+/// The events of `rows`, in the order of `rows`.
+pub(super) async fn assemble(
+    conn: &mut AsyncPgConnection,
+    tenant: Tenant,
+    rows: Vec<NotificationRow>,
+) -> AppResult<Vec<Event>> {
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let environment_id = tenant.environment_id;
+    let distinct = |ids: Vec<Uuid>| ids.into_iter().collect::<BTreeSet<_>>().into_iter().collect::<Vec<_>>();
+    let subscriber_ids = distinct(rows.iter().map(|row| row.subscriber_id).collect());
+    let workflow_ids = distinct(rows.iter().map(|row| row.workflow_id).collect());
+    let notification_ids: Vec<Uuid> = rows.iter().map(|row| row.id).collect();
+
+    let subscribers = subscribers_by_ids(conn, environment_id, &subscriber_ids).await?;
+    let workflows: HashMap<Uuid, Arc<_>> = workflows_by_ids(conn, environment_id, &workflow_ids)
+        .await?
+        .into_iter()
+        .map(|(id, workflow)| (id, Arc::new(workflow)))
+        .collect();
+    let job_rows: Vec<JobRow> = jobs::table
+        .filter(jobs::environment_id.eq(environment_id))
+        .filter(jobs::notification_id.eq_any(&notification_ids))
+        .order((jobs::notification_id, jobs::position))
+        .select(JobRow::as_select())
+        .load(conn)
+        .await?;
+    let job_ids: Vec<Uuid> = job_rows.iter().map(|job| job.id).collect();
+    let detail_rows: Vec<ExecutionDetailRow> = if job_ids.is_empty() {
+        Vec::new()
+    } else {
+        execution_details::table
+            .filter(execution_details::environment_id.eq(environment_id))
+            .filter(execution_details::job_id.eq_any(&job_ids))
+            .order((execution_details::job_id, execution_details::created_at, execution_details::id))
+            .select(ExecutionDetailRow::as_select())
+            .load(conn)
+            .await?
+    };
+
+    let mut details_by_job: HashMap<Uuid, Vec<ExecutionDetailRow>> = HashMap::new();
+    for detail in detail_rows {
+        details_by_job.entry(detail.job_id).or_default().push(detail);
+    }
+    let mut jobs_by_event: HashMap<Uuid, Vec<Job>> = HashMap::new();
+    for row in job_rows {
+        let details = details_by_job.remove(&row.id).unwrap_or_default();
+        jobs_by_event.entry(row.notification_id).or_default().push(Job { row, details });
+    }
+
+    Ok(rows
+        .into_iter()
+        .map(|notification| Event {
+            subscriber: subscribers.get(&notification.subscriber_id).cloned(),
+            workflow: workflows.get(&notification.workflow_id).cloned(),
+            jobs: jobs_by_event.remove(&notification.id).unwrap_or_default(),
+            notification,
+        })
+        .collect())
+}

@@ -1,0 +1,98 @@
+//! The messages listing: newest first (`createdAt` then `_id`, both descending), offset paging, with
+//! the number of matching messages.
+//!
+//! Where the spec is silent: `subscriberId` is the client's id and matches the messages of every
+//! subscriber that had it (a deleted subscriber's too), an unknown one simply matches nothing;
+//! `transactionId` values are alternatives (any of them).
+
+use diesel::pg::Pg;
+use diesel::prelude::*;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use uuid::Uuid;
+
+use super::{with_relations, Message, MessageRow};
+use crate::db::schema::{messages, subscribers};
+use crate::domain::integrations::providers::CHANNELS;
+use crate::domain::tenancy::Tenant;
+use crate::domain::validation::Validator;
+use crate::error::AppResult;
+
+pub const DEFAULT_LIMIT: i32 = 10;
+pub const MAX_LIMIT: i32 = 1000;
+
+/// A listing request as the client sent it (validated by [`list_messages`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MessageQuery {
+    pub channel: Option<String>,
+    /// The client's subscriberId.
+    pub subscriber_id: Option<String>,
+    pub transaction_ids: Vec<String>,
+    pub page: Option<i32>,
+    pub limit: Option<i32>,
+}
+
+/// One page of messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessagePage {
+    pub messages: Vec<Message>,
+    /// Messages matching the filters, on every page.
+    pub total_count: i64,
+    pub has_more: bool,
+    pub page: i32,
+    pub page_size: i32,
+}
+
+/// Lists the messages of the tenant's environment, newest first; every invalid parameter is reported
+/// in one 422.
+pub async fn list_messages(
+    conn: &mut AsyncPgConnection,
+    tenant: Tenant,
+    query: MessageQuery,
+) -> AppResult<MessagePage> {
+    let mut validator = Validator::new();
+    let page = query.page.unwrap_or(0);
+    validator.check(page >= 0, "page", "page must be 0 or more", page);
+    let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
+    validator.check((1..=MAX_LIMIT).contains(&limit), "limit", "limit must be between 1 and 1000", limit);
+    if let Some(channel) = &query.channel {
+        validator.check(
+            CHANNELS.contains(&channel.as_str()),
+            "channel",
+            format!("channel must be one of {}", CHANNELS.join(", ")),
+            channel.as_str(),
+        );
+    }
+    validator.finish()?;
+
+    let total_count: i64 = filtered(tenant.environment_id, &query).count().get_result(conn).await?;
+    let offset = i64::from(page) * i64::from(limit);
+    let rows: Vec<MessageRow> = filtered(tenant.environment_id, &query)
+        .order((messages::created_at.desc(), messages::id.desc()))
+        .offset(offset)
+        .limit(i64::from(limit))
+        .select(MessageRow::as_select())
+        .load(conn)
+        .await?;
+    let has_more = offset + (rows.len() as i64) < total_count;
+    let messages = with_relations(conn, tenant.environment_id, rows).await?;
+    Ok(MessagePage { messages, total_count, has_more, page, page_size: limit })
+}
+
+/// The messages of the environment matching every filter of `query`.
+fn filtered(environment_id: Uuid, query: &MessageQuery) -> messages::BoxedQuery<'static, Pg> {
+    let mut statement = messages::table.filter(messages::environment_id.eq(environment_id)).into_boxed();
+    if let Some(channel) = &query.channel {
+        statement = statement.filter(messages::channel.eq(channel.clone()));
+    }
+    if let Some(subscriber_id) = &query.subscriber_id {
+        let matching = subscribers::table
+            .filter(subscribers::environment_id.eq(environment_id))
+            .filter(subscribers::subscriber_id.eq(subscriber_id.clone()))
+            .select(subscribers::id);
+        statement = statement.filter(messages::subscriber_id.eq_any(matching));
+    }
+    if !query.transaction_ids.is_empty() {
+        statement = statement.filter(messages::transaction_id.eq_any(query.transaction_ids.clone()));
+    }
+    statement
+}

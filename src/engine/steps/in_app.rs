@@ -1,0 +1,63 @@
+//! The in-app step: renders its controls and stores the message in the subscriber's feed. No provider
+//! is called, so the message is written in the same transaction that completes the job.
+
+use uuid::Uuid;
+
+use super::{content, NewMessage, Outcome, StepInput};
+use crate::engine::details::{Detail, DetailSource, DetailStatus};
+use crate::engine::jobs::{StepView, INTERNAL_PROVIDER};
+
+pub fn run(input: &StepInput<'_>) -> Outcome {
+    let job = input.job;
+    if let Err(outcome) = input.check_filters().and_then(|()| input.check_preferences("in_app")) {
+        return *outcome;
+    }
+    let content = match content::render("in_app", StepView(&job.step).controls(), &input.render_context()) {
+        Ok(content) => content,
+        Err(error) => {
+            let detail = format!("The message could not be rendered: {error}");
+            return Outcome::failed(job, detail.clone()).detail(Detail::new(
+                job,
+                DetailStatus::Failed,
+                DetailSource::Payload,
+                detail,
+            ));
+        }
+    };
+    // The environment's in-app integration, if it has one; the built-in feed otherwise.
+    let provider_id = input
+        .batch
+        .integrations
+        .iter()
+        .find(|integration| integration.row.environment_id == job.environment_id && integration.row.channel == "in_app")
+        .map_or(INTERNAL_PROVIDER.to_string(), |integration| integration.row.provider_id.clone());
+    let message_id = Uuid::now_v7();
+    let (template_identifier, actor) = input.message_origin();
+    let mut outcome = Outcome::completed(job)
+        .detail(Detail::internal(job, DetailStatus::Success, "In-app message created").with_provider(&provider_id))
+        .detail(
+            Detail::internal(job, DetailStatus::Success, "Message sent to the in-app feed").with_provider(&provider_id),
+        );
+    outcome.provider_id = Some(provider_id.clone());
+    outcome.result = Some(serde_json::json!({ "messageId": message_id, "status": "sent" }));
+    outcome.new_message = Some(NewMessage {
+        id: message_id,
+        channel: "in_app".into(),
+        template_identifier,
+        actor,
+        subject: content.subject,
+        content: Some(serde_json::Value::String(content.body)),
+        title: None,
+        cta: content.cta,
+        email: None,
+        phone: None,
+        direct_webhook_url: None,
+        device_tokens: Vec::new(),
+        provider_id: Some(provider_id),
+        status: "sent",
+        error_id: None,
+        error_text: None,
+        delivered: true,
+    });
+    outcome
+}

@@ -1,0 +1,297 @@
+//! What running one job does. A step never writes to the database itself (except the delivery
+//! record a provider call needs first, see `delivery`): it returns an [`Outcome`] that the worker
+//! writes with the rest of its batch in one transaction.
+
+mod channel;
+mod content;
+mod custom;
+mod delay;
+mod delivery;
+mod in_app;
+
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use super::details::{Detail, DetailSource, DetailStatus};
+use super::filters::{parse_filters, step_passes, FilterContext};
+use super::jobs::{status, Job, StepView};
+use super::render::RenderContext;
+use super::worker::context::{subscriber_view, BatchContext};
+use super::worker::WorkerShared;
+use crate::domain::preferences::{resolve_channel, PreferenceSource, WorkflowDefaults};
+use crate::domain::subscribers::Subscriber;
+use crate::domain::workflows::WorkflowRow;
+
+pub use channel::Channel;
+
+/// A message row to insert (once: `ON CONFLICT (job_id) DO NOTHING`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewMessage {
+    pub id: Uuid,
+    pub channel: String,
+    /// The workflow's identifier (`templateIdentifier`).
+    pub template_identifier: Option<String>,
+    /// The trigger's actor as templates see it, if it had one.
+    pub actor: Option<Value>,
+    pub subject: Option<String>,
+    pub content: Option<Value>,
+    pub title: Option<String>,
+    pub cta: Value,
+    pub email: Option<String>,
+    pub phone: Option<String>,
+    pub direct_webhook_url: Option<String>,
+    pub device_tokens: Vec<String>,
+    pub provider_id: Option<String>,
+    pub status: &'static str,
+    pub error_id: Option<String>,
+    pub error_text: Option<String>,
+    pub delivered: bool,
+}
+
+/// The final state of a message whose provider call was made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageUpdate {
+    pub message_id: Uuid,
+    pub status: &'static str,
+    pub error_id: Option<String>,
+    pub error_text: Option<String>,
+    pub delivered: bool,
+}
+
+/// The outcome of a provider call attempt, for its `provider_deliveries` row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeliveryUpdate {
+    pub delivery_id: Uuid,
+    pub status: &'static str,
+    pub provider_message_id: Option<String>,
+    pub error: Option<String>,
+    pub raw: Option<String>,
+}
+
+/// What running a job decided.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub job: Job,
+    /// The job's new status (`queued` with `run_at` for a retry).
+    pub status: &'static str,
+    pub run_at: Option<DateTime<Utc>>,
+    pub provider_id: Option<String>,
+    pub details: Vec<Detail>,
+    pub new_message: Option<NewMessage>,
+    pub message_update: Option<MessageUpdate>,
+    pub delivery_update: Option<DeliveryUpdate>,
+    /// What later steps (a custom step) see of this one.
+    pub result: Option<Value>,
+    pub error: Option<String>,
+    /// Cancel the notification's remaining jobs (a failed step with `shouldStopOnFail`).
+    pub stop_following: bool,
+}
+
+impl Outcome {
+    fn new(job: &Job, status: &'static str) -> Self {
+        Self {
+            job: job.clone(),
+            status,
+            run_at: None,
+            provider_id: None,
+            details: Vec::new(),
+            new_message: None,
+            message_update: None,
+            delivery_update: None,
+            result: None,
+            error: None,
+            stop_following: false,
+        }
+    }
+
+    pub fn completed(job: &Job) -> Self {
+        Self::new(job, status::COMPLETED)
+    }
+
+    /// A failed step; the rest of the notification is canceled when the step says `shouldStopOnFail`.
+    pub fn failed(job: &Job, error: impl Into<String>) -> Self {
+        let mut outcome = Self::new(job, status::FAILED);
+        outcome.error = Some(error.into());
+        outcome.stop_following = StepView(&job.step).should_stop_on_fail();
+        outcome
+    }
+
+    /// Runs the job again at `at`.
+    pub fn retry(job: &Job, at: DateTime<Utc>, error: impl Into<String>) -> Self {
+        let mut outcome = Self::new(job, status::QUEUED);
+        outcome.run_at = Some(at);
+        outcome.error = Some(error.into());
+        outcome
+    }
+
+    pub fn detail(mut self, detail: Detail) -> Self {
+        self.details.push(detail);
+        self
+    }
+
+    /// Whether the job is done (not going to run again).
+    pub fn is_final(&self) -> bool {
+        self.status != status::QUEUED && self.status != status::DELAYED
+    }
+}
+
+/// One job with what its batch loaded.
+pub struct StepInput<'a> {
+    pub job: &'a Job,
+    pub batch: &'a BatchContext,
+    pub now: DateTime<Utc>,
+}
+
+impl<'a> StepInput<'a> {
+    fn subscriber(&self) -> Option<&'a Subscriber> {
+        self.batch.subscribers.get(&self.job.subscriber_id)
+    }
+
+    fn workflow(&self) -> Option<&'a WorkflowRow> {
+        self.batch.workflows.get(&self.job.workflow_id)
+    }
+
+    fn critical(&self) -> bool {
+        self.batch.notifications.get(&self.job.notification_id).is_some_and(|n| n.critical)
+    }
+
+    /// The workflow identifier and actor every message of this job carries.
+    fn message_origin(&self) -> (Option<String>, Option<Value>) {
+        let actor = Some(self.actor_view()).filter(|actor| !actor.is_null());
+        (self.workflow().map(|workflow| workflow.identifier.clone()), actor)
+    }
+
+    fn actor_view(&self) -> Value {
+        self.batch
+            .notifications
+            .get(&self.job.notification_id)
+            .and_then(|n| n.actor_subscriber_id)
+            .and_then(|id| self.batch.subscribers.get(&id))
+            .map_or(Value::Null, subscriber_view)
+    }
+
+    fn render_context(&self) -> RenderContext {
+        let tenant = self
+            .batch
+            .notifications
+            .get(&self.job.notification_id)
+            .and_then(|n| n.tenant_id)
+            .and_then(|id| self.batch.tenants.get(&id))
+            .cloned()
+            .unwrap_or(Value::Null);
+        RenderContext {
+            payload: self.job.payload.clone(),
+            subscriber: self.subscriber().map_or(Value::Null, subscriber_view),
+            actor: self.actor_view(),
+            tenant,
+            step: json!({}),
+        }
+    }
+
+    /// The step's filters: `Err(outcome)` when they exclude the subscriber (job skipped).
+    fn check_filters(&self) -> Result<(), Box<Outcome>> {
+        let job = self.job;
+        let filters = match parse_filters(StepView(&job.step).filters()) {
+            Ok(filters) => filters,
+            Err(error) => {
+                let detail = format!("The step's filters cannot be read: {error}");
+                return Err(Box::new(Outcome::failed(job, detail.clone()).detail(Detail::internal(
+                    job,
+                    DetailStatus::Failed,
+                    detail,
+                ))));
+            }
+        };
+        let subscriber = self.subscriber().map_or(Value::Null, subscriber_view);
+        let outcome = step_passes(&filters, &FilterContext { subscriber: &subscriber, payload: &job.payload });
+        if outcome.passed {
+            return Ok(());
+        }
+        let detail = format!("Step skipped: its filters did not match ({})", outcome.reason);
+        Err(Box::new(Outcome::new(job, status::SKIPPED).detail(Detail::new(
+            job,
+            DetailStatus::Success,
+            DetailSource::Payload,
+            detail,
+        ))))
+    }
+
+    /// The subscriber's and the workflow's preferences for this channel: `Err(outcome)` when they
+    /// turn it off (job canceled). Critical workflows are exempt.
+    fn check_preferences(&self, channel: &str) -> Result<(), Box<Outcome>> {
+        let job = self.job;
+        let Some(workflow) = self.workflow() else { return Ok(()) };
+        let critical = self.critical() || workflow.critical;
+        let defaults = WorkflowDefaults::from_preferences(&workflow.preferences);
+        let preferences =
+            self.batch.preferences.get(&(job.subscriber_id, job.workflow_id)).cloned().unwrap_or_default();
+        let decision = resolve_channel(channel, &defaults, &preferences.global, &preferences.per_workflow, critical);
+        let all_off = !critical
+            && self.batch.preferences.contains_key(&(job.subscriber_id, job.workflow_id))
+            && !preferences.enabled;
+        let cause = if all_off {
+            Some("the subscriber turned off notifications".to_string())
+        } else if !decision.enabled {
+            Some(match decision.source {
+                PreferenceSource::Subscriber => format!("the subscriber's preferences turn off {channel}"),
+                PreferenceSource::Template => format!("the workflow's default preferences turn off {channel}"),
+            })
+        } else {
+            None
+        };
+        match cause {
+            None => Ok(()),
+            Some(cause) => {
+                let detail = format!("Step canceled: {cause}");
+                Err(Box::new(Outcome::new(job, status::CANCELED).detail(Detail::internal(
+                    job,
+                    DetailStatus::Warning,
+                    detail,
+                ))))
+            }
+        }
+    }
+}
+
+/// Runs one claimed job; `previous_status` is the status it was claimed from (`running`: its previous
+/// run did not finish; `delayed`: its delay is over).
+pub async fn run_job(shared: &WorkerShared, input: StepInput<'_>, previous_status: &str) -> Outcome {
+    let job = input.job;
+    let resumed = previous_status == status::RUNNING;
+    if job.attempts > job.max_attempts {
+        let detail = format!("Gave up after {} attempts", job.max_attempts);
+        return Outcome::failed(job, detail.clone()).detail(Detail::internal(job, DetailStatus::Failed, detail));
+    }
+    let mut outcome = match job.kind.as_str() {
+        "trigger" => run_trigger(&input),
+        "in_app" => in_app::run(&input),
+        "email" | "sms" | "chat" | "push" => channel::run(shared, &input).await,
+        "custom" => custom::run(shared, &input).await,
+        "delay" => delay::run(&input),
+        other => {
+            let detail = format!("Step type {other} is not run by this version of Herald");
+            Outcome::failed(job, detail.clone()).detail(Detail::internal(job, DetailStatus::Failed, detail))
+        }
+    };
+    if resumed {
+        let note = Detail::internal(
+            job,
+            DetailStatus::Pending,
+            "Step resumed: its previous run did not finish (the worker stopped or failed)",
+        );
+        outcome.details.insert(0, note);
+    }
+    outcome
+}
+
+fn run_trigger(input: &StepInput<'_>) -> Outcome {
+    let job = input.job;
+    let workflow = input.workflow().map_or("the workflow".to_string(), |w| format!("workflow {}", w.identifier));
+    let subscriber = input.subscriber().map_or(String::new(), |s| format!(" for subscriber {}", s.subscriber_id));
+    Outcome::completed(job).detail(Detail::internal(
+        job,
+        DetailStatus::Success,
+        format!("Triggered {workflow}{subscriber}"),
+    ))
+}

@@ -1,0 +1,291 @@
+//! Writing a batch's outcomes: one transaction for the whole batch, a statement per kind of write.
+//! Only jobs this worker still holds are written; a job whose lease expired belongs to whoever claimed
+//! it since (provider delivery records are facts and are written regardless).
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{Array, Int4, Jsonb, Timestamptz, Uuid as SqlUuid};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use super::WorkerShared;
+use crate::db::schema::{jobs, messages};
+use crate::engine::details::{insert_details, Detail, DetailStatus};
+use crate::engine::jobs::{status, Job};
+use crate::engine::steps::{NewMessage, Outcome};
+use crate::engine::wake::notify_workers;
+use crate::error::{AppError, AppResult};
+
+/// A message row as first written.
+#[derive(Debug, Clone, Insertable)]
+#[diesel(table_name = messages)]
+pub struct MessageRow {
+    id: Uuid,
+    environment_id: Uuid,
+    organization_id: Uuid,
+    notification_id: Uuid,
+    job_id: Uuid,
+    subscriber_id: Uuid,
+    workflow_id: Option<Uuid>,
+    step_id: Option<Uuid>,
+    template_identifier: Option<String>,
+    channel: String,
+    transaction_id: String,
+    subject: Option<String>,
+    content: Option<Value>,
+    title: Option<String>,
+    cta: Value,
+    payload: Value,
+    overrides: Value,
+    actor: Option<Value>,
+    email: Option<String>,
+    phone: Option<String>,
+    direct_webhook_url: Option<String>,
+    device_tokens: Vec<String>,
+    provider_id: Option<String>,
+    status: String,
+    error_id: Option<String>,
+    error_text: Option<String>,
+    delivered_at: Vec<DateTime<Utc>>,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+}
+
+/// The row of `message`, produced by `job`.
+pub fn message_row(job: &Job, message: &NewMessage, now: DateTime<Utc>) -> MessageRow {
+    MessageRow {
+        id: message.id,
+        environment_id: job.environment_id,
+        organization_id: job.organization_id,
+        notification_id: job.notification_id,
+        job_id: job.id,
+        subscriber_id: job.subscriber_id,
+        workflow_id: Some(job.workflow_id),
+        step_id: job.step_id,
+        template_identifier: message.template_identifier.clone(),
+        channel: message.channel.clone(),
+        transaction_id: job.transaction_id.clone(),
+        subject: message.subject.clone(),
+        content: message.content.clone(),
+        title: message.title.clone(),
+        cta: message.cta.clone(),
+        payload: job.payload.clone(),
+        overrides: job.overrides.clone(),
+        actor: message.actor.clone(),
+        email: message.email.clone(),
+        phone: message.phone.clone(),
+        direct_webhook_url: message.direct_webhook_url.clone(),
+        device_tokens: message.device_tokens.clone(),
+        provider_id: message.provider_id.clone(),
+        status: message.status.to_string(),
+        error_id: message.error_id.clone(),
+        error_text: message.error_text.clone(),
+        delivered_at: if message.delivered { vec![now] } else { Vec::new() },
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+/// Writes `outcomes` and moves each finished notification on to its next job.
+pub async fn commit_outcomes(
+    conn: &mut AsyncPgConnection,
+    shared: &WorkerShared,
+    outcomes: Vec<Outcome>,
+    now: DateTime<Utc>,
+) -> AppResult<()> {
+    conn.transaction::<_, AppError, _>(async |conn| {
+        write_delivery_updates(conn, &outcomes, now).await?;
+        let ids: Vec<Uuid> = outcomes.iter().map(|outcome| outcome.job.id).collect();
+        let owned: HashSet<Uuid> = jobs::table
+            .filter(jobs::id.eq_any(&ids))
+            .filter(jobs::lease_owner.eq(&shared.owner))
+            .filter(jobs::status.eq(status::RUNNING))
+            .select(jobs::id)
+            .for_update()
+            .load::<Uuid>(conn)
+            .await?
+            .into_iter()
+            .collect();
+        let outcomes: Vec<Outcome> = outcomes.into_iter().filter(|outcome| owned.contains(&outcome.job.id)).collect();
+        if outcomes.len() < ids.len() {
+            tracing::warn!(lost = ids.len() - outcomes.len(), "jobs taken over by another worker were not written");
+        }
+
+        let new_messages: Vec<MessageRow> = outcomes
+            .iter()
+            .filter_map(|outcome| outcome.new_message.as_ref().map(|message| message_row(&outcome.job, message, now)))
+            .collect();
+        if !new_messages.is_empty() {
+            diesel::insert_into(messages::table)
+                .values(&new_messages)
+                .on_conflict(messages::job_id)
+                .do_nothing()
+                .execute(conn)
+                .await?;
+        }
+        write_message_updates(conn, &outcomes, now).await?;
+        write_jobs(conn, &outcomes, now).await?;
+
+        let mut details: Vec<Detail> = outcomes.iter().flat_map(|outcome| outcome.details.iter().cloned()).collect();
+        let advancing: Vec<&Outcome> =
+            outcomes.iter().filter(|outcome| outcome.is_final() && !outcome.stop_following).collect();
+        let queued = queue_next_jobs(conn, &advancing, now).await?;
+        let stopping: Vec<Uuid> = outcomes
+            .iter()
+            .filter(|outcome| outcome.stop_following)
+            .map(|outcome| outcome.job.notification_id)
+            .collect();
+        details.extend(cancel_following_jobs(conn, &stopping, now).await?);
+        insert_details(conn, &details, now).await?;
+        if queued > 0 {
+            notify_workers(conn, &shared.engine.wake_channel).await?;
+        }
+        Ok(())
+    })
+    .await
+}
+
+async fn write_jobs(conn: &mut AsyncPgConnection, outcomes: &[Outcome], now: DateTime<Utc>) -> AppResult<()> {
+    let updates: Vec<Value> = outcomes
+        .iter()
+        .map(|outcome| {
+            json!({
+                "id": outcome.job.id,
+                "status": outcome.status,
+                "run_at": outcome.run_at,
+                "provider_id": outcome.provider_id,
+                "error": outcome.error,
+                "result": outcome.result,
+            })
+        })
+        .collect();
+    diesel::sql_query(
+        "UPDATE jobs AS j
+         SET status = u.status, run_at = COALESCE(u.run_at, j.run_at), provider_id = COALESCE(u.provider_id, j.provider_id),
+             error = u.error, result = COALESCE(u.result, j.result), lease_owner = NULL, updated_at = $2
+         FROM jsonb_to_recordset($1) AS u(id uuid, status text, run_at timestamptz, provider_id text, error text, result jsonb)
+         WHERE j.id = u.id",
+    )
+    .bind::<Jsonb, _>(Value::Array(updates))
+    .bind::<Timestamptz, _>(now)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+async fn write_message_updates(
+    conn: &mut AsyncPgConnection,
+    outcomes: &[Outcome],
+    now: DateTime<Utc>,
+) -> AppResult<()> {
+    let updates: Vec<Value> = outcomes
+        .iter()
+        .filter_map(|outcome| outcome.message_update.as_ref())
+        .map(|update| {
+            json!({
+                "message_id": update.message_id, "status": update.status, "error_id": update.error_id,
+                "error_text": update.error_text, "delivered": update.delivered,
+            })
+        })
+        .collect();
+    if updates.is_empty() {
+        return Ok(());
+    }
+    diesel::sql_query(
+        "UPDATE messages AS m
+         SET status = u.status, error_id = u.error_id, error_text = u.error_text, updated_at = $2,
+             delivered_at = CASE WHEN u.delivered THEN m.delivered_at || $2 ELSE m.delivered_at END
+         FROM jsonb_to_recordset($1) AS u(message_id uuid, status text, error_id text, error_text text, delivered boolean)
+         WHERE m.id = u.message_id",
+    )
+    .bind::<Jsonb, _>(Value::Array(updates))
+    .bind::<Timestamptz, _>(now)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+async fn write_delivery_updates(
+    conn: &mut AsyncPgConnection,
+    outcomes: &[Outcome],
+    now: DateTime<Utc>,
+) -> AppResult<()> {
+    let updates: Vec<Value> = outcomes
+        .iter()
+        .filter_map(|outcome| outcome.delivery_update.as_ref())
+        .map(|update| {
+            json!({
+                "delivery_id": update.delivery_id, "status": update.status,
+                "provider_message_id": update.provider_message_id, "error": update.error, "raw": update.raw,
+            })
+        })
+        .collect();
+    if updates.is_empty() {
+        return Ok(());
+    }
+    diesel::sql_query(
+        "UPDATE provider_deliveries AS d
+         SET status = u.status, provider_message_id = u.provider_message_id, error = u.error, raw = u.raw,
+             finished_at = $2
+         FROM jsonb_to_recordset($1)
+              AS u(delivery_id uuid, status text, provider_message_id text, error text, raw text)
+         WHERE d.id = u.delivery_id",
+    )
+    .bind::<Jsonb, _>(Value::Array(updates))
+    .bind::<Timestamptz, _>(now)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Makes the job after each finished one due; returns how many were queued.
+async fn queue_next_jobs(conn: &mut AsyncPgConnection, finished: &[&Outcome], now: DateTime<Utc>) -> AppResult<usize> {
+    if finished.is_empty() {
+        return Ok(0);
+    }
+    let notification_ids: Vec<Uuid> = finished.iter().map(|outcome| outcome.job.notification_id).collect();
+    let positions: Vec<i32> = finished.iter().map(|outcome| outcome.job.position).collect();
+    let queued = diesel::sql_query(
+        "UPDATE jobs AS j SET status = 'queued', run_at = $3, updated_at = $3
+         FROM unnest($1, $2) AS finished(notification_id, position)
+         WHERE j.notification_id = finished.notification_id AND j.position = finished.position + 1
+           AND j.status = 'pending'",
+    )
+    .bind::<Array<SqlUuid>, _>(notification_ids)
+    .bind::<Array<Int4>, _>(positions)
+    .bind::<Timestamptz, _>(now)
+    .execute(conn)
+    .await?;
+    Ok(queued)
+}
+
+/// Cancels the jobs still waiting in the given notifications (a step failed with `shouldStopOnFail`).
+async fn cancel_following_jobs(
+    conn: &mut AsyncPgConnection,
+    notification_ids: &[Uuid],
+    now: DateTime<Utc>,
+) -> AppResult<Vec<Detail>> {
+    if notification_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let canceled: Vec<Job> = diesel::update(jobs::table)
+        .filter(jobs::notification_id.eq_any(notification_ids))
+        .filter(jobs::status.eq(status::PENDING))
+        .set((jobs::status.eq(status::CANCELED), jobs::updated_at.eq(now)))
+        .returning(Job::as_returning())
+        .get_results(conn)
+        .await?;
+    Ok(canceled
+        .iter()
+        .map(|job| {
+            Detail::internal(
+                job,
+                DetailStatus::Warning,
+                "Canceled: an earlier step failed and stops the workflow on failure",
+            )
+        })
+        .collect())
+}

@@ -1,0 +1,158 @@
+//! Everything a claimed batch needs to run, loaded in one query per table for the whole batch.
+
+use std::collections::HashMap;
+
+use diesel::prelude::*;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use crate::crypto::CredentialCipher;
+use crate::db::schema::{jobs, notifications, subscribers, tenants, workflows};
+use crate::domain::integrations::{active_integrations_in, Integration};
+use crate::domain::preferences::{delivery_preferences, DeliveryPreferences};
+use crate::domain::subscribers::Subscriber;
+use crate::domain::workflows::WorkflowRow;
+use crate::engine::jobs::Job;
+use crate::error::AppResult;
+
+/// The parts of a notification its jobs read.
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = notifications)]
+pub struct NotificationFacts {
+    pub id: Uuid,
+    pub actor_subscriber_id: Option<Uuid>,
+    pub tenant_id: Option<Uuid>,
+    pub critical: bool,
+}
+
+/// A finished step of the same notification, as later steps (a custom step) see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepResult {
+    pub position: i32,
+    pub step_id: String,
+    pub kind: String,
+    pub status: String,
+    pub result: Value,
+}
+
+/// The context of one batch.
+#[derive(Debug, Default)]
+pub struct BatchContext {
+    pub notifications: HashMap<Uuid, NotificationFacts>,
+    pub subscribers: HashMap<Uuid, Subscriber>,
+    pub tenants: HashMap<Uuid, Value>,
+    pub workflows: HashMap<Uuid, WorkflowRow>,
+    pub preferences: HashMap<(Uuid, Uuid), DeliveryPreferences>,
+    /// Active integrations of the batch's environments, oldest first.
+    pub integrations: Vec<Integration>,
+    /// Finished steps by notification, in order (loaded only when a custom step is in the batch).
+    pub previous_results: HashMap<Uuid, Vec<StepResult>>,
+}
+
+impl BatchContext {
+    pub async fn load(conn: &mut AsyncPgConnection, cipher: &CredentialCipher, batch: &[Job]) -> AppResult<Self> {
+        let notification_ids: Vec<Uuid> = batch.iter().map(|job| job.notification_id).collect();
+        let notifications: Vec<NotificationFacts> = notifications::table
+            .filter(notifications::id.eq_any(&notification_ids))
+            .select(NotificationFacts::as_select())
+            .load(conn)
+            .await?;
+        let mut subscriber_ids: Vec<Uuid> = batch.iter().map(|job| job.subscriber_id).collect();
+        subscriber_ids.extend(notifications.iter().filter_map(|n| n.actor_subscriber_id));
+        let subscribers: Vec<Subscriber> = subscribers::table
+            .filter(subscribers::id.eq_any(&subscriber_ids))
+            .select(Subscriber::as_select())
+            .load(conn)
+            .await?;
+        let tenant_ids: Vec<Uuid> = notifications.iter().filter_map(|n| n.tenant_id).collect();
+        let tenants: Vec<(Uuid, String, Option<String>, Option<Value>)> = if tenant_ids.is_empty() {
+            Vec::new()
+        } else {
+            tenants::table
+                .filter(tenants::id.eq_any(&tenant_ids))
+                .select((tenants::id, tenants::identifier, tenants::name, tenants::data))
+                .load(conn)
+                .await?
+        };
+        let workflow_ids: Vec<Uuid> = batch.iter().map(|job| job.workflow_id).collect();
+        let workflows: Vec<WorkflowRow> = workflows::table
+            .filter(workflows::id.eq_any(&workflow_ids))
+            .select(WorkflowRow::as_select())
+            .load(conn)
+            .await?;
+        let channel_jobs: Vec<&Job> = batch.iter().filter(|job| is_channel(&job.kind)).collect();
+        let pairs: Vec<(Uuid, Uuid)> = channel_jobs.iter().map(|job| (job.subscriber_id, job.workflow_id)).collect();
+        let preferences = if pairs.is_empty() { HashMap::new() } else { delivery_preferences(conn, &pairs).await? };
+        let needs_providers = channel_jobs.iter().any(|job| job.kind != "in_app");
+        let integrations = if channel_jobs.is_empty() {
+            Vec::new()
+        } else {
+            let mut environment_ids: Vec<Uuid> = channel_jobs.iter().map(|job| job.environment_id).collect();
+            environment_ids.dedup();
+            let all = active_integrations_in(conn, cipher, &environment_ids).await?;
+            if needs_providers {
+                all
+            } else {
+                all.into_iter().filter(|integration| integration.row.channel == "in_app").collect()
+            }
+        };
+        let custom: Vec<Uuid> =
+            batch.iter().filter(|job| job.kind == "custom").map(|job| job.notification_id).collect();
+        let previous_results = if custom.is_empty() { HashMap::new() } else { load_results(conn, &custom).await? };
+        Ok(Self {
+            notifications: notifications.into_iter().map(|n| (n.id, n)).collect(),
+            subscribers: subscribers.into_iter().map(|s| (s.id, s)).collect(),
+            tenants: tenants
+                .into_iter()
+                .map(|(id, identifier, name, data)| (id, json!({"identifier": identifier, "name": name, "data": data})))
+                .collect(),
+            workflows: workflows.into_iter().map(|w| (w.id, w)).collect(),
+            preferences,
+            integrations,
+            previous_results,
+        })
+    }
+}
+
+/// Whether a step kind delivers a message.
+pub fn is_channel(kind: &str) -> bool {
+    matches!(kind, "in_app" | "email" | "sms" | "chat" | "push")
+}
+
+async fn load_results(
+    conn: &mut AsyncPgConnection,
+    notification_ids: &[Uuid],
+) -> AppResult<HashMap<Uuid, Vec<StepResult>>> {
+    let rows: Vec<(Uuid, i32, String, String, Value, Option<Value>)> = jobs::table
+        .filter(jobs::notification_id.eq_any(notification_ids))
+        .filter(jobs::position.gt(0))
+        .order((jobs::notification_id, jobs::position))
+        .select((jobs::notification_id, jobs::position, jobs::type_, jobs::status, jobs::step, jobs::result))
+        .load(conn)
+        .await?;
+    let mut results: HashMap<Uuid, Vec<StepResult>> = HashMap::new();
+    for (notification_id, position, kind, status, step, result) in rows {
+        if let Some(result) = result {
+            let step_id = step["stepId"].as_str().unwrap_or_default().to_string();
+            results.entry(notification_id).or_default().push(StepResult { position, step_id, kind, status, result });
+        }
+    }
+    Ok(results)
+}
+
+/// A subscriber as templates, filters and the custom step see it: the API's field names.
+pub fn subscriber_view(subscriber: &Subscriber) -> Value {
+    json!({
+        "_id": subscriber.id,
+        "subscriberId": subscriber.subscriber_id,
+        "firstName": subscriber.first_name,
+        "lastName": subscriber.last_name,
+        "email": subscriber.email,
+        "phone": subscriber.phone,
+        "avatar": subscriber.avatar,
+        "locale": subscriber.locale,
+        "timezone": subscriber.timezone,
+        "data": subscriber.data.clone().unwrap_or_else(|| json!({})),
+    })
+}

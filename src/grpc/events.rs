@@ -1,0 +1,73 @@
+//! `herald.v1.EventsService`: trigger, bulk trigger and cancel.
+
+use tonic::{Request, Response, Status};
+
+use crate::auth::tenant_of;
+use crate::engine::trigger;
+use crate::error::AppError;
+use crate::proto::herald::v1 as pb;
+use crate::server::AppState;
+use pb::trigger_event_status_enum::TriggerEventStatus;
+
+#[derive(Clone)]
+pub struct EventsGrpc {
+    state: AppState,
+}
+
+impl EventsGrpc {
+    pub fn new(state: AppState) -> Self {
+        Self { state }
+    }
+}
+
+#[tonic::async_trait]
+impl pb::events_service_server::EventsService for EventsGrpc {
+    async fn trigger_event(
+        &self,
+        request: Request<pb::TriggerEventRequest>,
+    ) -> Result<Response<pb::TriggerEventResponse>, Status> {
+        let tenant = tenant_of(&request)?;
+        let mut conn = self.state.connection().await?;
+        let outcome =
+            trigger::trigger_event(&mut conn, &self.state.engine, &tenant, request.into_inner().into()).await?;
+        Ok(Response::new(outcome.into()))
+    }
+
+    async fn trigger_event_bulk(
+        &self,
+        request: Request<pb::TriggerEventBulkRequest>,
+    ) -> Result<Response<pb::TriggerEventBulkResponse>, Status> {
+        let tenant = tenant_of(&request)?;
+        let requests = request.into_inner().events.into_iter().map(Into::into).collect();
+        let mut conn = self.state.connection().await?;
+        let outcomes = trigger::trigger_bulk(&mut conn, &self.state.engine, &tenant, requests).await?;
+        let results = outcomes.into_iter().map(bulk_result).collect::<Result<_, AppError>>()?;
+        Ok(Response::new(pb::TriggerEventBulkResponse { results }))
+    }
+
+    async fn cancel_triggered_event(
+        &self,
+        request: Request<pb::CancelTriggeredEventRequest>,
+    ) -> Result<Response<pb::CancelTriggeredEventResponse>, Status> {
+        let tenant = tenant_of(&request)?;
+        let transaction_id = request.into_inner().transaction_id;
+        let mut conn = self.state.connection().await?;
+        let count = trigger::cancel_transaction(&mut conn, &self.state.engine, &tenant, &transaction_id).await?;
+        Ok(Response::new(pb::CancelTriggeredEventResponse { canceled: count > 0, canceled_job_count: count as i32 }))
+    }
+}
+
+/// A bulk entry's result: a refused trigger (even a 4xx of its own) is an `error` status naming why;
+/// only a server failure fails the whole request.
+fn bulk_result(outcome: Result<trigger::TriggerOutcome, AppError>) -> Result<pb::TriggerEventResponse, AppError> {
+    match outcome {
+        Ok(outcome) => Ok(outcome.into()),
+        Err(error @ (AppError::Internal { .. } | AppError::Unavailable(_))) => Err(error),
+        Err(error) => Ok(pb::TriggerEventResponse {
+            acknowledged: false,
+            status: TriggerEventStatus::Error as i32,
+            error: vec![error.to_string()],
+            transaction_id: None,
+        }),
+    }
+}

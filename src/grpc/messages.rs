@@ -1,0 +1,51 @@
+//! `herald.v1.MessagesService`: per-channel messages and their seen/read state.
+
+use tonic::{Request, Response, Status};
+
+use super::message_convert::{mark_as, messages_to_proto};
+use crate::auth::tenant_of;
+use crate::domain::messages;
+use crate::proto::herald::v1 as pb;
+use crate::server::AppState;
+
+#[derive(Clone)]
+pub struct MessagesGrpc {
+    state: AppState,
+}
+
+impl MessagesGrpc {
+    pub fn new(state: AppState) -> Self {
+        Self { state }
+    }
+}
+
+#[tonic::async_trait]
+impl pb::messages_service_server::MessagesService for MessagesGrpc {
+    async fn list_messages(
+        &self,
+        request: Request<pb::ListMessagesRequest>,
+    ) -> Result<Response<pb::ListMessagesResponse>, Status> {
+        let tenant = tenant_of(&request)?;
+        let mut conn = self.state.connection().await?;
+        let page = messages::list_messages(&mut conn, tenant, request.into_inner().into()).await?;
+        Ok(Response::new(page.try_into()?))
+    }
+
+    async fn mark_messages_as(
+        &self,
+        request: Request<pb::MarkMessagesAsRequest>,
+    ) -> Result<Response<pb::MarkMessagesAsResponse>, Status> {
+        let tenant = tenant_of(&request)?;
+        let message = request.into_inner();
+        let mut conn = self.state.connection().await?;
+        let updated = messages::mark_messages_as(
+            &mut conn,
+            tenant,
+            &message.subscriber_id,
+            &message.message_id,
+            mark_as(message.mark_as),
+        )
+        .await?;
+        Ok(Response::new(pb::MarkMessagesAsResponse { messages: messages_to_proto(updated, true)? }))
+    }
+}

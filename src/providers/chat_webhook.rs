@@ -1,0 +1,41 @@
+//! `chat-webhook`: the rendered chat message as JSON to the subscriber's own webhook (from its channel
+//! credentials) or, when it has none, the integration's `webhookUrl`.
+//!
+//! Body: `{content, messageId, transactionId, payload}`. Provider message id: `id` of a JSON answer.
+
+use reqwest::Client;
+use serde_json::json;
+
+use super::credentials::{credential, target_url};
+use super::signed_post::SignedPost;
+use super::{Accepted, Delivery, Provider, ProviderError};
+
+const ID: &str = "chat-webhook";
+
+pub(crate) struct ChatWebhook {
+    pub(crate) client: Client,
+}
+
+#[tonic::async_trait]
+impl Provider for ChatWebhook {
+    async fn send(&self, delivery: &Delivery) -> Result<Accepted, ProviderError> {
+        let subscriber_url = delivery.to.webhook_url.as_deref().filter(|url| !url.is_empty());
+        let url = match (subscriber_url, credential(&delivery.credentials, "webhookUrl")) {
+            (Some(url), _) => target_url(ID, "subscriber webhookUrl", url)?,
+            (None, Some(url)) => target_url(ID, "webhookUrl", url)?,
+            (None, None) => {
+                return Err(ProviderError::permanent(format!(
+                    "{ID}: neither the subscriber nor the integration has a webhookUrl"
+                )))
+            }
+        };
+        let body = json!({
+            "content": delivery.content,
+            "messageId": delivery.message_id,
+            "transactionId": delivery.transaction_id,
+            "payload": delivery.payload,
+        });
+        let answer = SignedPost::new(ID, delivery, url, &body).send(&self.client).await?;
+        Ok(answer.accepted("id"))
+    }
+}

@@ -1,0 +1,147 @@
+//! Delivery adapters: how a rendered email, SMS, chat or push message leaves Herald.
+//!
+//! The engine builds a [`Delivery`], picks the adapter with [`Providers::get`] (by the integration's
+//! provider id) and calls [`Provider::send`]. The answer is either [`Accepted`] or a [`ProviderError`] that
+//! says whether trying again can help: [`ProviderError::is_transient`] errors are retried after
+//! [`retry_delay`], up to [`DEFAULT_MAX_ATTEMPTS`] tries; everything else fails the step at once.
+//!
+//! # Adapters
+//!
+//! Every adapter is an HTTP POST of a JSON body (see each module for its shape):
+//! `email-webhook`, `chat-webhook`, `push-webhook` and `generic-sms`. Every other provider id, known to the
+//! spec or not, is [`ProviderError::Unsupported`] until it has an adapter.
+//!
+//! # What a receiver gets
+//!
+//! Headers on every request:
+//! * `content-type: application/json`
+//! * `idempotency-key: <messageId>`: the same for every retry of one message, so a receiver that saw it
+//!   already can answer 2xx without delivering twice;
+//! * `x-herald-timestamp: <unix seconds>`;
+//! * `x-herald-signature: v1=<hex>` when the integration has a non-empty `secretKey`. The hex is
+//!   HMAC-SHA256 keyed by the secret over `"<timestamp>.<raw body bytes>"` (see [`signature`]). A receiver
+//!   verifies by recomputing it from the header timestamp and the body exactly as received, comparing in
+//!   constant time, and rejecting timestamps too far from its clock (replay).
+//!
+//! Redirects are not followed: a 3xx is a permanent error, so a signed body never goes to a host the
+//! integration did not name.
+
+mod answer;
+mod chat_webhook;
+mod credentials;
+mod email_webhook;
+mod error;
+mod generic_sms;
+mod push_webhook;
+mod registry;
+mod retry;
+mod signed_post;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+
+use serde_json::Value;
+use uuid::Uuid;
+
+pub use error::ProviderError;
+pub use registry::Providers;
+pub use retry::{retry_delay, DEFAULT_MAX_ATTEMPTS};
+pub use signed_post::signature;
+
+/// The channels that go through a provider (in-app messages stay in Herald).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Channel {
+    Email,
+    Sms,
+    Chat,
+    Push,
+}
+
+impl Channel {
+    /// The channel of a step type in the API's spelling (`email`, `sms`, `chat`, `push`).
+    pub fn from_step_type(step_type: &str) -> Option<Self> {
+        match step_type {
+            "email" => Some(Self::Email),
+            "sms" => Some(Self::Sms),
+            "chat" => Some(Self::Chat),
+            "push" => Some(Self::Push),
+            _ => None,
+        }
+    }
+
+    /// The API's spelling of the channel.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Email => "email",
+            Self::Sms => "sms",
+            Self::Chat => "chat",
+            Self::Push => "push",
+        }
+    }
+}
+
+/// Where one message goes: the subscriber's addresses for the channel.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Recipient {
+    pub email: Option<String>,
+    pub phone: Option<String>,
+    /// The subscriber's own chat webhook (from its channel credentials); wins over the integration's.
+    pub webhook_url: Option<String>,
+    pub device_tokens: Vec<String>,
+}
+
+/// One message to send.
+#[derive(Clone)]
+pub struct Delivery {
+    pub channel: Channel,
+    pub provider_id: String,
+    /// The integration's decrypted credentials, with the spec's camelCase keys (`webhookUrl`, `secretKey`…).
+    pub credentials: Value,
+    /// Sent as the `idempotency-key` header so a receiver can deduplicate retries.
+    pub message_id: Uuid,
+    pub transaction_id: String,
+    pub to: Recipient,
+    pub subject: Option<String>,
+    pub title: Option<String>,
+    /// The rendered body (html for email).
+    pub content: String,
+    pub payload: Value,
+    /// Provider overrides from the trigger; may be `{}`.
+    pub overrides: Value,
+}
+
+// By hand so that a logged delivery never shows the integration's secrets.
+impl fmt::Debug for Delivery {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Delivery")
+            .field("channel", &self.channel)
+            .field("provider_id", &self.provider_id)
+            .field("credentials", &"<redacted>")
+            .field("message_id", &self.message_id)
+            .field("transaction_id", &self.transaction_id)
+            .field("to", &self.to)
+            .field("subject", &self.subject)
+            .field("title", &self.title)
+            .field("content", &self.content)
+            .field("payload", &self.payload)
+            .field("overrides", &self.overrides)
+            .finish()
+    }
+}
+
+/// The provider took the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Accepted {
+    /// The provider's id for the message, when its answer names one.
+    pub provider_message_id: Option<String>,
+    /// The provider's answer body, truncated, for the execution detail.
+    pub raw: Option<String>,
+}
+
+/// One delivery adapter.
+#[tonic::async_trait]
+pub trait Provider: Send + Sync {
+    async fn send(&self, delivery: &Delivery) -> Result<Accepted, ProviderError>;
+}

@@ -1,0 +1,60 @@
+//! The adapters by provider id, sharing one HTTP client (one connection pool for every delivery).
+
+use std::time::Duration;
+
+use reqwest::{redirect, Client};
+
+use super::chat_webhook::ChatWebhook;
+use super::email_webhook::EmailWebhook;
+use super::generic_sms::GenericSms;
+use super::push_webhook::PushWebhook;
+use super::{Provider, ProviderError};
+
+/// A provider that does not answer the TCP handshake in this time is down for now.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Bounds a whole request, so a stalled receiver cannot hold a worker (and its job lease) for long.
+const TOTAL_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Every delivery adapter. Build once and share (`Arc`): the HTTP client pools connections.
+pub struct Providers {
+    email_webhook: EmailWebhook,
+    chat_webhook: ChatWebhook,
+    push_webhook: PushWebhook,
+    generic_sms: GenericSms,
+}
+
+impl Providers {
+    pub fn new() -> Self {
+        let client = Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .timeout(TOTAL_TIMEOUT)
+            // See the module docs: a 3xx is an answer, not a place to re-send a signed body.
+            .redirect(redirect::Policy::none())
+            .user_agent(concat!("herald/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .expect("the HTTP client's TLS backend initializes");
+        Self {
+            email_webhook: EmailWebhook { client: client.clone() },
+            chat_webhook: ChatWebhook { client: client.clone() },
+            push_webhook: PushWebhook { client: client.clone() },
+            generic_sms: GenericSms { client },
+        }
+    }
+
+    /// The adapter for `provider_id`; `Unsupported` for every other id, whether the spec lists it or not.
+    pub fn get(&self, provider_id: &str) -> Result<&dyn Provider, ProviderError> {
+        match provider_id {
+            "email-webhook" => Ok(&self.email_webhook),
+            "chat-webhook" => Ok(&self.chat_webhook),
+            "push-webhook" => Ok(&self.push_webhook),
+            "generic-sms" => Ok(&self.generic_sms),
+            _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
+        }
+    }
+}
+
+impl Default for Providers {
+    fn default() -> Self {
+        Self::new()
+    }
+}

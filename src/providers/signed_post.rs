@@ -1,0 +1,109 @@
+//! The one HTTP request every adapter makes: a signed JSON POST, and the sorting of its answer into
+//! accepted, transient or permanent.
+
+use std::error::Error as _;
+
+use hmac::{Hmac, Mac};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
+use reqwest::{Client, StatusCode, Url};
+use serde_json::Value;
+use sha2::Sha256;
+
+use super::answer::Answer;
+use super::credentials::credential;
+use super::{Delivery, ProviderError};
+
+const IDEMPOTENCY_KEY: &str = "idempotency-key";
+const TIMESTAMP: &str = "x-herald-timestamp";
+const SIGNATURE: &str = "x-herald-signature";
+
+/// The signature of a request: lowercase hex of HMAC-SHA256 keyed by `secret` over
+/// `"<timestamp>.<body>"`. Sent as `x-herald-signature: v1=<this>` beside `x-herald-timestamp: <timestamp>`.
+pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes keys of any length");
+    mac.update(timestamp.to_string().as_bytes());
+    mac.update(b".");
+    mac.update(body);
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// One signed POST of `body` for `delivery`: idempotency key from its message id, signed with its
+/// integration's `secretKey` when there is one.
+pub(crate) struct SignedPost<'a> {
+    provider_id: &'a str,
+    url: Url,
+    body: &'a Value,
+    delivery: &'a Delivery,
+    headers: HeaderMap,
+}
+
+impl<'a> SignedPost<'a> {
+    pub(crate) fn new(provider_id: &'a str, delivery: &'a Delivery, url: Url, body: &'a Value) -> Self {
+        Self { provider_id, url, body, delivery, headers: HeaderMap::new() }
+    }
+
+    /// Adds a header named and valued by the integration, so both may be invalid, or may try to replace
+    /// one of the headers receivers rely on.
+    pub(crate) fn header(mut self, name: &str, value: &str) -> Result<Self, ProviderError> {
+        let provider_id = self.provider_id;
+        let invalid = |what: &str| ProviderError::permanent(format!("{provider_id}: {what}"));
+        let name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| invalid(&format!("`{name}` is not a valid header name")))?;
+        if name == CONTENT_TYPE || [IDEMPOTENCY_KEY, TIMESTAMP, SIGNATURE].contains(&name.as_str()) {
+            return Err(invalid(&format!("the header `{name}` is Herald's own")));
+        }
+        let value = HeaderValue::from_str(value)
+            .map_err(|_| invalid(&format!("the value for `{name}` is not a valid header")))?;
+        self.headers.insert(name, value);
+        Ok(self)
+    }
+
+    /// Posts and sorts the answer: `Ok` for any 2xx, transient for 429 and 5xx, permanent otherwise.
+    pub(crate) async fn send(self, client: &Client) -> Result<Answer, ProviderError> {
+        let host = self.url.host_str().unwrap_or_default().to_owned();
+        // Serialized once: the signature must cover exactly the bytes that go on the wire.
+        let body = serde_json::to_vec(self.body).expect("a JSON value always serializes");
+        let timestamp = chrono::Utc::now().timestamp();
+
+        let mut request = client
+            .post(self.url)
+            .headers(self.headers)
+            .header(CONTENT_TYPE, "application/json")
+            .header(IDEMPOTENCY_KEY, self.delivery.message_id.to_string())
+            .header(TIMESTAMP, timestamp.to_string());
+        if let Some(secret) = credential(&self.delivery.credentials, "secretKey") {
+            request = request.header(SIGNATURE, format!("v1={}", signature(secret, timestamp, &body)));
+        }
+
+        let response = request.body(body).send().await.map_err(|err| request_failed(self.provider_id, &host, err))?;
+        let status = response.status();
+        let answer = Answer::read(response).await;
+        if status.is_success() {
+            return Ok(answer);
+        }
+        let message = format!("{}: HTTP {status} from {host}", self.provider_id);
+        if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
+            Err(ProviderError::Transient { message, raw: answer.raw() })
+        } else {
+            Err(ProviderError::Permanent { message, raw: answer.raw() })
+        }
+    }
+}
+
+/// No answer at all. Anything that went wrong on the way (connect, timeout, send) may pass on a retry;
+/// only a request reqwest could not build is our own permanent fault.
+fn request_failed(provider_id: &str, host: &str, err: reqwest::Error) -> ProviderError {
+    // Webhook URLs often carry a token in their path: name the host only.
+    let err = err.without_url();
+    let mut message = format!("{provider_id}: request to {host} failed: {err}");
+    let mut source = err.source();
+    while let Some(cause) = source {
+        message.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    if err.is_builder() {
+        ProviderError::Permanent { message, raw: None }
+    } else {
+        ProviderError::Transient { message, raw: None }
+    }
+}

@@ -1,0 +1,46 @@
+//! The adapters against a real HTTP receiver on 127.0.0.1: what they post, how they sign it, and how they
+//! sort the answers; plus the retry schedule.
+
+mod adapters;
+mod failures;
+mod receiver;
+mod retry;
+
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use super::{Accepted, Channel, Delivery, ProviderError, Providers, Recipient};
+
+/// A delivery through `provider_id` to a subscriber with every kind of address but a chat webhook.
+fn delivery(provider_id: &str, credentials: Value) -> Delivery {
+    let channel = match provider_id {
+        "email-webhook" => Channel::Email,
+        "generic-sms" => Channel::Sms,
+        "push-webhook" => Channel::Push,
+        _ => Channel::Chat,
+    };
+    Delivery {
+        channel,
+        provider_id: provider_id.to_owned(),
+        credentials,
+        message_id: Uuid::now_v7(),
+        transaction_id: "txn-42".to_owned(),
+        to: Recipient {
+            email: Some("ada@example.com".to_owned()),
+            phone: Some("+15550100".to_owned()),
+            webhook_url: None,
+            device_tokens: vec!["token-a".to_owned(), "token-b".to_owned()],
+        },
+        subject: Some("Welcome".to_owned()),
+        title: Some("Hello".to_owned()),
+        content: "<p>Hi Ada</p>".to_owned(),
+        payload: json!({"plan": "pro"}),
+        overrides: json!({}),
+    }
+}
+
+async fn send(delivery: &Delivery) -> Result<Accepted, ProviderError> {
+    let providers = Providers::new();
+    let provider = providers.get(&delivery.provider_id).expect("an adapter for the provider");
+    provider.send(delivery).await
+}

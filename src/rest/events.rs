@@ -1,0 +1,117 @@
+//! REST routes of triggers. The JSON body allows shorthand the proto spells out: `to` may be a
+//! subscriberId, a subscriber object or an array of either; `actor` a subscriberId or an object;
+//! `tenant` an identifier or an object. Each is rewritten into the proto's JSON form before parsing.
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::routing::{delete, post};
+use axum::{Extension, Router};
+use http::StatusCode;
+use serde_json::{json, Value};
+
+use super::{grpc_request, json_response, parse_json, RestResult};
+use crate::domain::tenancy::Tenant;
+use crate::error::AppError;
+use crate::grpc::Services;
+use crate::proto::herald::v1 as pb;
+use pb::events_service_server::EventsService;
+
+pub fn routes() -> Router<Services> {
+    Router::new()
+        .route("/v1/events/trigger", post(trigger_event))
+        .route("/v1/events/trigger/bulk", post(trigger_event_bulk))
+        .route("/v1/events/trigger/{transaction_id}", delete(cancel_triggered_event))
+}
+
+async fn trigger_event(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    body: Bytes,
+) -> RestResult {
+    let request = trigger_request(parse_json(&body)?)?;
+    let response = services.events.trigger_event(grpc_request(tenant, request)).await?.into_inner();
+    Ok(json_response(StatusCode::CREATED, &response_json(response)?))
+}
+
+/// `{events: [trigger, …]}` → one result per trigger, in order (a JSON array).
+async fn trigger_event_bulk(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    body: Bytes,
+) -> RestResult {
+    let body: Value = parse_json(&body)?;
+    let events = match body.get("events") {
+        Some(Value::Array(events)) => events.clone(),
+        other => {
+            let value = other.cloned().unwrap_or(Value::Null);
+            return Err(AppError::invalid_field("events", "events must be an array of triggers", value).into());
+        }
+    };
+    let events = events.into_iter().map(trigger_request).collect::<Result<Vec<_>, _>>()?;
+    let request = pb::TriggerEventBulkRequest { events };
+    let response = services.events.trigger_event_bulk(grpc_request(tenant, request)).await?.into_inner();
+    let results = response.results.into_iter().map(response_json).collect::<Result<Vec<_>, _>>()?;
+    Ok(json_response(StatusCode::CREATED, &results))
+}
+
+async fn cancel_triggered_event(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    Path(transaction_id): Path<String>,
+) -> RestResult {
+    let request = pb::CancelTriggeredEventRequest { transaction_id };
+    let response = services.events.cancel_triggered_event(grpc_request(tenant, request)).await?.into_inner();
+    Ok(json_response(StatusCode::OK, &response))
+}
+
+/// The proto request of one JSON trigger body.
+fn trigger_request(mut body: Value) -> Result<pb::TriggerEventRequest, AppError> {
+    let Value::Object(fields) = &mut body else {
+        return Err(AppError::BadRequest("Invalid request body: a trigger is a JSON object".into()));
+    };
+    if let Some(to) = fields.remove("to") {
+        let entries = match to {
+            Value::Array(entries) => entries,
+            single => vec![single],
+        };
+        fields.insert("to".into(), Value::Array(entries.into_iter().map(recipient).collect()));
+    }
+    if let Some(actor) = fields.remove("actor").filter(|actor| !actor.is_null()) {
+        let actor = match actor {
+            Value::String(id) => json!({ "subscriberId": id }),
+            other => json!({ "subscriber": other }),
+        };
+        fields.insert("actor".into(), actor);
+    }
+    if let Some(tenant) = fields.remove("tenant").filter(|tenant| !tenant.is_null()) {
+        let tenant = match tenant {
+            Value::String(identifier) => json!({ "identifier": identifier }),
+            other => json!({ "tenant": other }),
+        };
+        fields.insert("tenant".into(), tenant);
+    }
+    let bytes = serde_json::to_vec(&body).map_err(AppError::internal)?;
+    parse_json(&bytes)
+}
+
+/// One `to` entry in the proto's form: a subscriberId, a subscriber object (it has a string
+/// `subscriberId`), or anything else (a topic, or a malformed entry the trigger skips).
+fn recipient(entry: Value) -> Value {
+    match entry {
+        Value::String(id) => json!({ "subscriberId": id }),
+        Value::Object(object) if object.get("subscriberId").is_some_and(Value::is_string) => {
+            json!({ "subscriber": object })
+        }
+        Value::Object(object) => json!({ "other": object }),
+        other => json!({ "other": { "value": other } }),
+    }
+}
+
+/// The trigger response: `error` only when there is one (the spec: "present in case of error").
+fn response_json(response: pb::TriggerEventResponse) -> Result<Value, AppError> {
+    let mut json = serde_json::to_value(response).map_err(AppError::internal)?;
+    if json["error"].as_array().is_some_and(Vec::is_empty) {
+        json.as_object_mut().map(|fields| fields.remove("error"));
+    }
+    Ok(json)
+}

@@ -1,0 +1,121 @@
+//! REST routes of messages: the listing and mark-as (201 with a bare JSON array).
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::routing::{get, post};
+use axum::{Extension, Router};
+use http::StatusCode;
+use serde_json::Value;
+
+use super::query::{Problems, QueryParams};
+use super::shapes::{fill_nulls, fill_subscriber_nulls};
+use super::{grpc_request, json_response, parse_json, RestResult};
+use crate::domain::integrations::providers::CHANNELS;
+use crate::domain::tenancy::Tenant;
+use crate::error::AppError;
+use crate::grpc::Services;
+use crate::proto::herald::v1 as pb;
+use pb::messages_service_server::MessagesService;
+
+pub fn routes() -> Router<Services> {
+    Router::new()
+        .route("/v1/messages", get(list_messages))
+        .route("/v1/subscribers/{subscriber_id}/messages/mark-as", post(mark_messages_as))
+}
+
+/// Spec fields of a Message that are "string or null": `null` when unset.
+const NULLABLE_MESSAGE_FIELDS: [&str; 3] = ["_templateId", "_messageTemplateId", "_feedId"];
+
+/// The REST shape of a message: nullable fields present, the subscriber's too; `contextKeys` only
+/// where the spec shows them (the mark-as answer).
+fn message_json(message: pb::Message, with_context_keys: bool) -> Result<Value, AppError> {
+    let mut json = serde_json::to_value(message).map_err(AppError::internal)?;
+    fill_nulls(&mut json, &NULLABLE_MESSAGE_FIELDS);
+    if let Some(subscriber) = json.get_mut("subscriber") {
+        fill_subscriber_nulls(subscriber);
+    }
+    if let (false, Value::Object(fields)) = (with_context_keys, &mut json) {
+        fields.remove("contextKeys");
+    }
+    Ok(json)
+}
+
+async fn list_messages(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    query: QueryParams,
+) -> RestResult {
+    use pb::channel_type_enum::ChannelType;
+    let mut problems = Problems::default();
+    let channel = match query.string("channel") {
+        None => None,
+        Some(name) => match ChannelType::from_str_name(&name).filter(|channel| *channel != ChannelType::Unspecified) {
+            Some(channel) => Some(channel as i32),
+            None => {
+                let message = format!("channel must be one of {}", CHANNELS.join(", "));
+                problems.take::<()>(Err(AppError::invalid_field("channel", message, name)));
+                None
+            }
+        },
+    };
+    let page = problems.take(query.int32("page"));
+    let limit = problems.take(query.int32("limit"));
+    problems.finish()?;
+    let request = pb::ListMessagesRequest {
+        channel,
+        subscriber_id: query.string("subscriberId"),
+        transaction_id: query.list("transactionId"),
+        page,
+        limit,
+    };
+    let mut response = services.messages.list_messages(grpc_request(tenant, request)).await?.into_inner();
+    let data = std::mem::take(&mut response.data)
+        .into_iter()
+        .map(|message| message_json(message, false))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut body = serde_json::to_value(response).map_err(AppError::internal)?;
+    body["data"] = Value::Array(data);
+    Ok(json_response(StatusCode::OK, &body))
+}
+
+/// Body: `messageId` (one id or an array of ids) and `markAs`. A wrong JSON type is a 400 naming
+/// the field; a missing or empty `messageId` and a missing or unknown `markAs` are 422s.
+async fn mark_messages_as(
+    State(services): State<Services>,
+    Extension(tenant): Extension<Tenant>,
+    Path(subscriber_id): Path<String>,
+    body: Bytes,
+) -> RestResult {
+    use pb::mark_as_enum::MarkAs;
+    let body: Value = parse_json(&body)?;
+    if !body.is_object() {
+        return Err(AppError::BadRequest("The request body must be a JSON object".into()).into());
+    }
+    let message_id = match &body["messageId"] {
+        Value::Null => Vec::new(),
+        Value::String(id) => vec![id.clone()],
+        Value::Array(ids) => ids
+            .iter()
+            .map(|id| id.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| AppError::BadRequest("Invalid value for field 'messageId': expected strings".into()))?,
+        _ => {
+            let message = "Invalid value for field 'messageId': expected a string or an array of strings";
+            return Err(AppError::BadRequest(message.into()).into());
+        }
+    };
+    let mark_as = match &body["markAs"] {
+        Value::Null => MarkAs::Unspecified,
+        Value::String(name) => {
+            MarkAs::from_str_name(name).filter(|mark| *mark != MarkAs::Unspecified).ok_or_else(|| {
+                AppError::invalid_field("markAs", "markAs must be one of read, seen, unread, unseen", name.as_str())
+            })?
+        }
+        _ => return Err(AppError::BadRequest("Invalid value for field 'markAs': expected a string".into()).into()),
+    };
+    let request = pb::MarkMessagesAsRequest { subscriber_id, message_id, mark_as: mark_as as i32 };
+    let response = services.messages.mark_messages_as(grpc_request(tenant, request)).await?.into_inner();
+    let messages =
+        response.messages.into_iter().map(|message| message_json(message, true)).collect::<Result<Vec<_>, _>>()?;
+    Ok(json_response(StatusCode::CREATED, &messages))
+}

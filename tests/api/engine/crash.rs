@@ -1,0 +1,251 @@
+//! Durability with real processes: a server killed with SIGKILL mid-run loses no acknowledged trigger
+//! and delivers nothing twice after a restart; two worker processes on one database never run a job twice.
+
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use serde_json::json;
+use tokio::sync::Mutex;
+
+use crate::support::{fresh_schema_url, http_client};
+
+const TRIGGERS: usize = 2_000;
+
+struct Herald {
+    child: Child,
+}
+
+impl Herald {
+    fn start(database_url: &str, addr: &str, role: &str) -> Self {
+        Self::start_with(database_url, addr, role, &[])
+    }
+
+    fn start_with(database_url: &str, addr: &str, role: &str, settings: &[(&str, &str)]) -> Self {
+        let child = Command::new(env!("CARGO_BIN_EXE_herald"))
+            .envs(settings.iter().copied())
+            .env("DATABASE_URL", database_url)
+            .env("HERALD_ADDR", addr)
+            .env("HERALD_ROLE", role)
+            .env("HERALD_JOB_LEASE_SECS", "2")
+            .env("HERALD_WORKER_POLL_MS", "200")
+            .env("HERALD_SECRET_KEY", "c2VjcmV0LWtleS1mb3ItY3Jhc2gtdGVzdHMtMzJieXQ=")
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("herald starts");
+        Self { child }
+    }
+
+    fn kill(&mut self) {
+        // SIGKILL: no graceful shutdown, in-flight batches are lost mid-step.
+        self.child.kill().expect("kill -9");
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Herald {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_addr() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().to_string()
+}
+
+/// Migrates the schema and creates an environment through the binary; returns its API key.
+fn prepare(database_url: &str) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_herald"))
+        .env("DATABASE_URL", database_url)
+        .env("RUST_LOG", "warn")
+        .args(["admin", "create-environment", "--organization", "Crash", "--name", "test"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("api key ").map(str::to_string))
+        .unwrap()
+}
+
+async fn wait_healthy(addr: &str) {
+    for _ in 0..200 {
+        if http_client().get(format!("http://{addr}/v1/environments/me")).send().await.is_ok() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("herald at {addr} did not start");
+}
+
+async fn post(addr: &str, key: &str, path: &str, body: serde_json::Value) -> Option<serde_json::Value> {
+    let response = http_client()
+        .post(format!("http://{addr}{path}"))
+        .header("authorization", format!("ApiKey {key}"))
+        .json(&body)
+        .send()
+        .await
+        .ok()?;
+    if response.status().as_u16() != 201 {
+        return None;
+    }
+    response.json().await.ok()
+}
+
+/// Sends the triggers 16 at a time; returns the transaction ids that were acknowledged. `on_progress`
+/// runs after each acknowledgement with the count so far.
+async fn send_triggers(
+    addr: &str,
+    key: &str,
+    prefix: &str,
+    on_progress: impl Fn(usize) + Send + Sync + 'static,
+) -> Vec<String> {
+    let acknowledged = Arc::new(Mutex::new(Vec::new()));
+    let on_progress = Arc::new(on_progress);
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut senders = Vec::new();
+    for _ in 0..16 {
+        let (addr, key, prefix) = (addr.to_string(), key.to_string(), prefix.to_string());
+        let (acknowledged, on_progress, next) = (acknowledged.clone(), on_progress.clone(), next.clone());
+        senders.push(tokio::spawn(async move {
+            loop {
+                let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if index >= TRIGGERS {
+                    return;
+                }
+                let transaction_id = format!("{prefix}-{index}");
+                let body = json!({"name": "crash", "to": format!("s-{}", index % 50), "transactionId": transaction_id});
+                if let Some(answer) = post(&addr, &key, "/v1/events/trigger", body).await {
+                    if answer["acknowledged"] == true {
+                        let mut list = acknowledged.lock().await;
+                        list.push(transaction_id);
+                        on_progress(list.len());
+                    }
+                }
+            }
+        }));
+    }
+    for sender in senders {
+        sender.await.unwrap();
+    }
+    Arc::try_unwrap(acknowledged).unwrap().into_inner()
+}
+
+#[derive(QueryableByName, Debug)]
+struct Count {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    n: i64,
+}
+
+async fn count(conn: &mut AsyncPgConnection, sql: &str) -> i64 {
+    diesel::sql_query(sql).get_result::<Count>(conn).await.unwrap().n
+}
+
+async fn wait_until_settled(conn: &mut AsyncPgConnection) {
+    for _ in 0..1200 {
+        if count(conn, "SELECT count(*) AS n FROM jobs WHERE status IN ('pending', 'queued', 'running', 'delayed')")
+            .await
+            == 0
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("jobs still open after 120 s");
+}
+
+async fn create_workflow(addr: &str, key: &str) {
+    let workflow = json!({"workflowId": "crash", "name": "crash", "active": true,
+        "steps": [{"name": "Inbox", "type": "in_app", "controlValues": {"body": "hello {{ subscriber.subscriberId }}"}}]});
+    assert!(post(addr, key, "/v2/workflows", workflow).await.is_some());
+}
+
+/// Every notification has exactly one message, every in-app job one "created" detail, and each
+/// acknowledged transaction exactly one message.
+async fn assert_exactly_once(conn: &mut AsyncPgConnection, acknowledged: &[String]) {
+    let notifications = count(conn, "SELECT count(*) AS n FROM notifications").await;
+    assert!(notifications as usize >= acknowledged.len());
+    assert_eq!(count(conn, "SELECT count(*) AS n FROM messages").await, notifications);
+    assert_eq!(count(conn, "SELECT count(*) AS n FROM jobs WHERE status <> 'completed'").await, 0);
+    let doubled = count(
+        conn,
+        "SELECT count(*) AS n FROM (SELECT job_id FROM execution_details WHERE detail = 'In-app message created'
+         GROUP BY job_id HAVING count(*) > 1) AS twice",
+    )
+    .await;
+    assert_eq!(doubled, 0, "a job ran its step twice");
+    let ids: Vec<String> = acknowledged.to_vec();
+    #[derive(QueryableByName)]
+    struct PerTransaction {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        transaction_id: String,
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let rows: Vec<PerTransaction> = diesel::sql_query(
+        "SELECT transaction_id, count(*) AS n FROM messages WHERE transaction_id = ANY($1) GROUP BY transaction_id",
+    )
+    .bind::<diesel::sql_types::Array<diesel::sql_types::Text>, _>(ids)
+    .load(conn)
+    .await
+    .unwrap();
+    assert_eq!(rows.len(), acknowledged.len(), "every acknowledged trigger was delivered");
+    for row in rows {
+        assert_eq!(row.n, 1, "messages of {}", row.transaction_id);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_killed_mid_run_delivers_every_acknowledged_trigger_exactly_once_after_restart() {
+    let url = fresh_schema_url().await;
+    let key = prepare(&url);
+    let addr = free_addr();
+    // One small worker loop, so that delivery lags behind the triggers and the kill lands mid-run.
+    let slow = [("HERALD_WORKER_CONCURRENCY", "1"), ("HERALD_WORKER_BATCH_SIZE", "5")];
+    let first = Arc::new(std::sync::Mutex::new(Herald::start_with(&url, &addr, "all", &slow)));
+    wait_healthy(&addr).await;
+    create_workflow(&addr, &key).await;
+
+    let killer = first.clone();
+    let acknowledged = send_triggers(&addr, &key, "crash", move |sent| {
+        if sent == TRIGGERS / 2 {
+            killer.lock().unwrap().kill();
+        }
+    })
+    .await;
+    assert!(acknowledged.len() >= TRIGGERS / 2, "{} acknowledged", acknowledged.len());
+    let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
+    let open =
+        count(&mut conn, "SELECT count(*) AS n FROM jobs WHERE status IN ('pending', 'queued', 'running')").await;
+    assert!(open > 0, "the kill happened before delivery finished, so there is work to recover");
+
+    let _second = Herald::start(&url, &addr, "all");
+    wait_healthy(&addr).await;
+    wait_until_settled(&mut conn).await;
+    assert_exactly_once(&mut conn, &acknowledged).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_worker_processes_share_one_database_without_running_a_job_twice() {
+    let url = fresh_schema_url().await;
+    let key = prepare(&url);
+    let addr = free_addr();
+    let _api = Herald::start(&url, &addr, "api");
+    wait_healthy(&addr).await;
+    create_workflow(&addr, &key).await;
+    let acknowledged = send_triggers(&addr, &key, "pair", |_| {}).await;
+    assert_eq!(acknowledged.len(), TRIGGERS);
+    let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
+    assert_eq!(count(&mut conn, "SELECT count(*) AS n FROM messages").await, 0, "the api role delivers nothing");
+
+    let _workers = [Herald::start(&url, &free_addr(), "worker"), Herald::start(&url, &free_addr(), "worker")];
+    wait_until_settled(&mut conn).await;
+    assert_exactly_once(&mut conn, &acknowledged).await;
+}

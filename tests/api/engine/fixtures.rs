@@ -1,0 +1,104 @@
+//! Workflows, integrations and waiting helpers shared by the engine tests.
+
+use std::time::Duration;
+
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::support::TestServer;
+
+/// Creates an active workflow `identifier` with `steps` (`{name, type, controlValues, …}`) over REST.
+pub async fn create_workflow(server: &TestServer, identifier: &str, steps: Value) -> Value {
+    create_workflow_with(server, json!({"workflowId": identifier, "name": identifier, "active": true, "steps": steps}))
+        .await
+}
+
+/// Creates a workflow from a whole body.
+pub async fn create_workflow_with(server: &TestServer, body: Value) -> Value {
+    let (status, created) = server.send_json(Method::POST, "/v2/workflows", &body).await;
+    assert_eq!(status, 201, "{created}");
+    created
+}
+
+/// An in-app step rendering the payload and the subscriber.
+pub fn in_app_step() -> Value {
+    json!({"name": "Inbox", "type": "in_app", "controlValues": {
+        "subject": "Order {{ payload.orderId }}",
+        "body": "Hi {{ subscriber.firstName | default: 'there' }}, order {{ payload.orderId }} shipped",
+        "redirect": {"url": "https://shop.example/orders/{{ payload.orderId }}", "target": "_self"},
+        "primaryAction": {"label": "Track", "redirect": {"url": "https://shop.example/track"}}
+    }})
+}
+
+/// Creates an active integration over REST and returns it.
+pub async fn create_integration(server: &TestServer, body: Value) -> Value {
+    let (status, created) = server.send_json(Method::POST, "/v1/integrations", &body).await;
+    assert_eq!(status, 201, "{created}");
+    created
+}
+
+/// Triggers over REST; returns the status and body.
+pub async fn trigger(server: &TestServer, body: Value) -> (u16, Value) {
+    server.send_json(Method::POST, "/v1/events/trigger", &body).await
+}
+
+/// Triggers and asserts it was processed; returns the transaction id.
+pub async fn trigger_processed(server: &TestServer, body: Value) -> String {
+    let (status, response) = trigger(server, body).await;
+    assert_eq!(status, 201, "{response}");
+    assert_eq!(response["status"], "processed", "{response}");
+    assert_eq!(response["acknowledged"], true);
+    response["transactionId"].as_str().unwrap().to_string()
+}
+
+/// Waits until no job of the environment is left to run (pending, queued, running or delayed).
+pub async fn wait_until_settled(server: &TestServer) {
+    use herald::db::schema::jobs;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let mut conn = server.pool.get().await.unwrap();
+        let open: i64 = jobs::table
+            .filter(jobs::environment_id.eq(server.environment_id))
+            .filter(jobs::status.eq_any(["pending", "queued", "running", "delayed"]))
+            .count()
+            .get_result(&mut conn)
+            .await
+            .unwrap();
+        if open == 0 {
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{open} jobs still open after 30 s");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The events of a transaction, through the activity API.
+pub async fn events_of(server: &TestServer, transaction_id: &str) -> Vec<Value> {
+    let (status, body) = server.get_json(&format!("/v1/notifications?transactionId={transaction_id}&limit=50")).await;
+    assert_eq!(status, 200, "{body}");
+    body["data"].as_array().unwrap().clone()
+}
+
+/// The messages of a transaction, through the messages API.
+pub async fn messages_of(server: &TestServer, transaction_id: &str) -> Vec<Value> {
+    let (status, body) = server.get_json(&format!("/v1/messages?transactionId={transaction_id}&limit=1000")).await;
+    assert_eq!(status, 200, "{body}");
+    body["data"].as_array().unwrap().clone()
+}
+
+/// The job of `kind` in an event.
+pub fn job<'a>(event: &'a Value, kind: &str) -> &'a Value {
+    event["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|job| job["type"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} job in {event}"))
+}
+
+/// The `detail` texts of a job's execution details.
+pub fn details(job: &Value) -> Vec<String> {
+    job["executionDetails"].as_array().unwrap().iter().map(|d| d["detail"].as_str().unwrap().to_string()).collect()
+}

@@ -1,0 +1,10 @@
+//! The trigger and the delivery engine, end to end: real server, real workers, real Postgres and real
+//! local receivers for providers.
+
+mod channels;
+mod crash;
+mod delay;
+mod fixtures;
+mod in_app;
+mod receiver;
+mod trigger;

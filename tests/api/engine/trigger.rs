@@ -1,0 +1,272 @@
+//! Trigger statuses and what a trigger stores: every refusal, deduplication, upserts, tenants, payload
+//! schemas, cancel, bulk and a 1,000-recipient fan-out.
+
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use super::fixtures::*;
+use crate::support::TestServer;
+
+async fn count(server: &TestServer, sql_table: &str) -> i64 {
+    #[derive(QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let mut conn = server.pool.get().await.unwrap();
+    let row: Count =
+        diesel::sql_query(format!("SELECT count(*) AS n FROM {sql_table}")).get_result(&mut conn).await.unwrap();
+    row.n
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn each_refusal_has_its_status_and_stores_nothing() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "live", json!([in_app_step()])).await;
+    create_workflow_with(
+        &server,
+        json!({"workflowId": "paused", "name": "paused", "active": false, "steps": [in_app_step()]}),
+    )
+    .await;
+    create_workflow_with(&server, json!({"workflowId": "empty", "name": "empty", "active": true, "steps": []})).await;
+
+    let cases = [
+        (json!({"name": "paused", "to": "a"}), "trigger_not_active"),
+        (json!({"name": "empty", "to": "a"}), "no_workflow_steps_defined"),
+        (json!({"name": "live", "to": []}), "invalid_recipients"),
+        (json!({"name": "live", "to": [{"email": "no-id@example.com"}, 42]}), "invalid_recipients"),
+        (json!({"name": "live", "to": "a", "tenant": "missing-tenant"}), "no_tenant_found"),
+    ];
+    for (body, expected) in cases {
+        let (status, response) = trigger(&server, body.clone()).await;
+        assert_eq!(status, 201, "{body}: {response}");
+        assert_eq!(response["status"], expected, "{body}: {response}");
+        assert_eq!(response["acknowledged"], false, "{body}");
+        assert!(response["transactionId"].is_string(), "{response}");
+    }
+    let (status, response) = trigger(&server, json!({"name": "unknown-workflow", "to": "a"})).await;
+    assert_eq!(status, 422, "{response}");
+    assert_eq!(response["message"], "workflow_not_found");
+    let (status, response) =
+        trigger(&server, json!({"name": "live", "to": [{"type": "Topic", "topicKey": "t"}]})).await;
+    assert_eq!(status, 422, "{response}");
+    assert!(response["errors"]["to.0"].is_object(), "{response}");
+    let too_many: Vec<String> = (0..1001).map(|i| format!("s{i}")).collect();
+    let (status, response) = trigger(&server, json!({"name": "live", "to": too_many})).await;
+    assert_eq!(status, 422, "{response}");
+    assert!(response["errors"]["to"].is_object(), "{response}");
+    let (status, response) =
+        trigger(&server, json!({"name": "live", "to": {"subscriberId": "x", "email": "not-an-email"}})).await;
+    assert_eq!(status, 422, "{response}");
+    assert!(response["errors"]["to.0.email"].is_object(), "{response}");
+
+    assert_eq!(count(&server, "notifications").await, 0);
+    assert_eq!(count(&server, "jobs").await, 0);
+    assert_eq!(count(&server, "subscribers").await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_workflow_whose_steps_are_all_inactive_is_refused() {
+    let server = TestServer::start().await;
+    let created = create_workflow(&server, "all-off", json!([in_app_step()])).await;
+    let mut conn = server.pool.get().await.unwrap();
+    diesel::sql_query(format!(
+        "UPDATE workflow_steps SET active = false WHERE workflow_id = '{}'",
+        created["_id"].as_str().unwrap()
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let (_, response) = trigger(&server, json!({"name": "all-off", "to": "a"})).await;
+    assert_eq!(response["status"], "no_workflow_active_steps_defined", "{response}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repeated_transaction_id_is_refused_and_creates_nothing_new() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "live", json!([in_app_step()])).await;
+    let body = json!({"name": "live", "to": ["a", "b"], "transactionId": "same"});
+    trigger_processed(&server, body.clone()).await;
+    let (status, response) = trigger(&server, json!({"name": "live", "to": "c", "transactionId": "same"})).await;
+    assert_eq!(status, 201);
+    assert_eq!(response["acknowledged"], false);
+    assert_eq!(response["status"], "error");
+    assert_eq!(response["transactionId"], "same");
+    assert!(response["error"][0].as_str().unwrap().contains("already used"), "{response}");
+    assert_eq!(count(&server, "notifications").await, 2);
+    assert_eq!(count(&server, "subscribers WHERE subscriber_id = 'c'").await, 0);
+
+    // Another environment may use the same transaction id.
+    let (_, other_key) = server.other_environment("other").await;
+    let (status, _) = crate::support::read_json(
+        crate::support::http_client()
+            .post(server.url("/v2/workflows"))
+            .header("authorization", format!("ApiKey {other_key}"))
+            .json(&json!({"workflowId": "live", "name": "live", "active": true, "steps": [in_app_step()]}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let (_, response) = crate::support::read_json(
+        crate::support::http_client()
+            .post(server.url("/v1/events/trigger"))
+            .header("authorization", format!("ApiKey {other_key}"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(response["status"], "processed", "{response}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn subscriber_objects_and_the_actor_are_upserted_and_strings_create_subscribers() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "live", json!([{"name": "Inbox", "type": "in_app", "controlValues": {"body": "{{ actor.firstName }} pinged {{ subscriber.firstName }}"}}])).await;
+    let (status, _) = server
+        .send_json(
+            Method::POST,
+            "/v2/subscribers",
+            &json!({"subscriberId": "known", "firstName": "Old", "lastName": "Name", "data": {"a": 1}}),
+        )
+        .await;
+    assert_eq!(status, 201);
+    let transaction_id = trigger_processed(
+        &server,
+        json!({
+            "name": "live",
+            "to": [{"subscriberId": "known", "firstName": "New", "data": {"b": 2}}, "fresh"],
+            "actor": {"subscriberId": "boss", "firstName": "Bea", "email": "bea@example.com"}
+        }),
+    )
+    .await;
+    let (_, known) = server.get_json("/v2/subscribers/known").await;
+    assert_eq!(known["firstName"], "New");
+    assert_eq!(known["lastName"], "Name", "absent fields are left alone");
+    assert_eq!(known["data"], json!({"b": 2}), "data is replaced whole");
+    assert_eq!(known["__v"], 1);
+    let (status, fresh) = server.get_json("/v2/subscribers/fresh").await;
+    assert_eq!(status, 200, "{fresh}");
+    let (status, boss) = server.get_json("/v2/subscribers/boss").await;
+    assert_eq!(status, 200);
+    assert_eq!(boss["email"], "bea@example.com");
+
+    wait_until_settled(&server).await;
+    let messages = messages_of(&server, &transaction_id).await;
+    let mut contents: Vec<&str> = messages.iter().map(|m| m["content"].as_str().unwrap()).collect();
+    contents.sort();
+    assert_eq!(contents, ["Bea pinged ", "Bea pinged New"]);
+
+    // The same object again changes nothing: no version bump.
+    trigger_processed(&server, json!({"name": "live", "to": [{"subscriberId": "known", "firstName": "New"}]})).await;
+    let (_, known) = server.get_json("/v2/subscribers/known").await;
+    assert_eq!(known["__v"], 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tenant_object_is_upserted_and_visible_to_templates() {
+    let server = TestServer::start().await;
+    create_workflow(
+        &server,
+        "live",
+        json!([{"name": "Inbox", "type": "in_app", "controlValues": {"body": "From {{ tenant.name }}"}}]),
+    )
+    .await;
+    // Templates see the tenant as it is when the step runs, so each trigger is delivered before the next.
+    let bodies = [
+        (json!({"identifier": "acme", "name": "Acme"}), "From Acme"),
+        (json!({"identifier": "acme", "name": "Acme Inc"}), "From Acme Inc"),
+        (json!("acme"), "From Acme Inc"),
+    ];
+    for (tenant, expected) in bodies {
+        let transaction_id = trigger_processed(&server, json!({"name": "live", "to": "a", "tenant": tenant})).await;
+        wait_until_settled(&server).await;
+        assert_eq!(messages_of(&server, &transaction_id).await[0]["content"], expected);
+    }
+    assert_eq!(count(&server, "tenants").await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_payload_failing_the_schema_is_a_400_listing_every_error_and_defaults_are_filled_in() {
+    let server = TestServer::start().await;
+    create_workflow_with(
+        &server,
+        json!({
+            "workflowId": "typed", "name": "typed", "active": true, "validatePayload": true,
+            "payloadSchema": {"type": "object", "required": ["orderId"], "properties": {
+                "orderId": {"type": "string"}, "count": {"type": "integer", "default": 1}}},
+            "steps": [{"name": "Inbox", "type": "in_app", "controlValues": {"body": "{{ payload.orderId }} x{{ payload.count }}"}}]
+        }),
+    )
+    .await;
+    let (status, response) = trigger(&server, json!({"name": "typed", "to": "a", "payload": {"count": "many"}})).await;
+    assert_eq!(status, 400, "{response}");
+    assert_eq!(response["type"], "PAYLOAD_VALIDATION_ERROR");
+    let errors = response["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 2, "{response}");
+    assert!(errors.iter().any(|e| e["field"] == "count" && e["value"] == "many"), "{response}");
+    assert!(errors.iter().all(|e| e["message"].is_string()));
+    assert_eq!(count(&server, "notifications").await, 0);
+
+    let transaction_id =
+        trigger_processed(&server, json!({"name": "typed", "to": "a", "payload": {"orderId": "o-1"}})).await;
+    wait_until_settled(&server).await;
+    assert_eq!(messages_of(&server, &transaction_id).await[0]["content"], "o-1 x1");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_thousand_recipients_get_a_notification_and_a_message_each() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "broadcast", json!([in_app_step()])).await;
+    let to: Vec<Value> =
+        (0..1000).map(|i| json!({"subscriberId": format!("member-{i}"), "firstName": format!("M{i}")})).collect();
+    let transaction_id =
+        trigger_processed(&server, json!({"name": "broadcast", "to": to, "payload": {"orderId": "all"}})).await;
+    assert_eq!(count(&server, "notifications").await, 1000);
+    assert_eq!(count(&server, "jobs").await, 2000);
+    wait_until_settled(&server).await;
+    assert_eq!(count(&server, &format!("messages WHERE transaction_id = '{transaction_id}'")).await, 1000);
+    assert_eq!(count(&server, "messages WHERE content = '\"Hi M999, order all shipped\"'").await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancel_stops_the_jobs_not_yet_run_and_an_unknown_transaction_is_a_404() {
+    // No workers: the jobs stay queued and pending.
+    let server = TestServer::start_api_only().await;
+    create_workflow(&server, "later", json!([in_app_step()])).await;
+    let transaction_id = trigger_processed(&server, json!({"name": "later", "to": ["a", "b"]})).await;
+    let (status, body) =
+        server.send_json(Method::DELETE, &format!("/v1/events/trigger/{transaction_id}"), &json!(null)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body, json!({"canceled": true, "canceledJobCount": 4}));
+    assert_eq!(
+        count(&server, &format!("jobs WHERE transaction_id = '{transaction_id}' AND status = 'canceled'")).await,
+        4
+    );
+    let (status, body) = server.send_json(Method::DELETE, "/v1/events/trigger/never-sent", &json!(null)).await;
+    assert_eq!(status, 404, "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bulk_trigger_answers_each_trigger_on_its_own() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "live", json!([in_app_step()])).await;
+    let body = json!({"events": [
+        {"name": "live", "to": "a", "transactionId": "bulk-1"},
+        {"name": "missing", "to": "a"},
+        {"name": "live", "to": "b", "transactionId": "bulk-1"}
+    ]});
+    let (status, results) = server.send_json(Method::POST, "/v1/events/trigger/bulk", &body).await;
+    assert_eq!(status, 201, "{results}");
+    let statuses: Vec<&str> = results.as_array().unwrap().iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["processed", "error", "error"]);
+    assert_eq!(results[1]["error"][0], "workflow_not_found");
+    let too_many: Vec<Value> = (0..101).map(|_| json!({"name": "live", "to": "a"})).collect();
+    let (status, _) = server.send_json(Method::POST, "/v1/events/trigger/bulk", &json!({"events": too_many})).await;
+    assert_eq!(status, 422);
+}
