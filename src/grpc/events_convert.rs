@@ -24,7 +24,7 @@ impl From<pb::TriggerEventRequest> for TriggerRequest {
             transaction_id: request.transaction_id,
             actor: request.actor.and_then(|actor| actor.kind).map(|kind| match kind {
                 pb::trigger_actor::Kind::SubscriberId(id) => Recipient::SubscriberId(id),
-                pb::trigger_actor::Kind::Subscriber(subscriber) => Recipient::Subscriber(subscriber.into()),
+                pb::trigger_actor::Kind::Subscriber(subscriber) => Recipient::Subscriber(Box::new(subscriber.into())),
             }),
             tenant: request.tenant.and_then(|tenant| tenant.kind).map(|kind| match kind {
                 pb::trigger_tenant::Kind::Identifier(identifier) => TenantReference::Identifier(identifier),
@@ -42,7 +42,9 @@ impl From<pb::TriggerRecipient> for Recipient {
     fn from(recipient: pb::TriggerRecipient) -> Self {
         match recipient.kind {
             Some(pb::trigger_recipient::Kind::SubscriberId(id)) => Recipient::SubscriberId(id),
-            Some(pb::trigger_recipient::Kind::Subscriber(subscriber)) => Recipient::Subscriber(subscriber.into()),
+            Some(pb::trigger_recipient::Kind::Subscriber(subscriber)) => {
+                Recipient::Subscriber(Box::new(subscriber.into()))
+            }
             Some(pb::trigger_recipient::Kind::Other(other)) => Recipient::Other(struct_to_json(&other)),
             None => Recipient::Other(Value::Null),
         }

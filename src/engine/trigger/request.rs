@@ -32,7 +32,7 @@ pub enum Recipient {
     /// A subscriberId: the subscriber is created if it does not exist.
     SubscriberId(String),
     /// A subscriber object, upserted.
-    Subscriber(SubscriberInput),
+    Subscriber(Box<SubscriberInput>),
     /// Any other object (a topic, or something malformed).
     Other(Value),
 }
@@ -73,7 +73,7 @@ impl Recipient {
     fn subscriber(&self) -> Option<SubscriberInput> {
         match self {
             Recipient::SubscriberId(id) => Some(SubscriberInput { subscriber_id: id.clone(), ..Default::default() }),
-            Recipient::Subscriber(input) => Some(input.clone()),
+            Recipient::Subscriber(input) => Some(input.as_ref().clone()),
             Recipient::Other(_) => None,
         }
     }
@@ -208,11 +208,11 @@ mod tests {
     use serde_json::json;
 
     fn object(id: &str, email: Option<&str>) -> Recipient {
-        Recipient::Subscriber(SubscriberInput {
+        Recipient::Subscriber(Box::new(SubscriberInput {
             subscriber_id: id.into(),
             email: email.map(str::to_string),
             ..Default::default()
-        })
+        }))
     }
 
     #[test]
