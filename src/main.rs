@@ -5,7 +5,6 @@ use herald::config::{init_tracing, EngineSettings, GlobalSettings};
 use herald::crypto::CredentialCipher;
 use herald::db::{run_migrations, Database};
 use herald::domain::tenancy;
-use herald::engine::wake::wake_channel;
 use herald::engine::worker::{run_workers, WorkerShared};
 use herald::engine::{Clock, EngineContext};
 use herald::{bootstrap, server};
@@ -83,8 +82,7 @@ async fn serve(settings: &GlobalSettings, engine_settings: &EngineSettings, data
     if database.local_cluster.is_some() {
         bootstrap::first_start(&database.pool, &cipher, &settings.database.data_dir).await?;
     }
-    let engine =
-        EngineContext { clock: Clock::system(), wake_channel: wake_channel(&mut *database.pool.get().await?).await? };
+    let engine = EngineContext::start(&database.pool, Clock::system()).await?;
     let (stop_workers, stop) = tokio::sync::watch::channel(false);
     let workers = engine_settings.role.runs_workers().then(|| {
         let shared =

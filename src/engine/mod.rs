@@ -14,10 +14,22 @@ pub mod worker;
 
 pub use clock::Clock;
 
+use crate::error;
+
 /// What the API and the workers share about the engine.
 #[derive(Debug, Clone)]
 pub struct EngineContext {
     pub clock: Clock,
     /// The `NOTIFY` channel of this database schema's workers.
     pub wake_channel: String,
+    pub wakeup: wake::Wakeup,
+}
+
+impl EngineContext {
+    /// The context of a process using `pool`, with its notifier task started.
+    pub async fn start(pool: &crate::db::DbPool, clock: Clock) -> error::AppResult<Self> {
+        let wake_channel = wake::wake_channel(&mut *pool.get().await?).await?;
+        let wakeup = wake::Wakeup::start(pool.clone(), wake_channel.clone());
+        Ok(Self { clock, wake_channel, wakeup })
+    }
 }

@@ -10,7 +10,6 @@ use axum::Router;
 use herald::db::local_cluster::{LocalCluster, FAST_UNSAFE_SETTINGS};
 use herald::db::{build_pool, create_database_if_missing, run_migrations, DbPool};
 use herald::domain::tenancy;
-use herald::engine::wake::wake_channel;
 use herald::engine::worker::{run_workers, WorkerSettings, WorkerShared};
 use herald::engine::{Clock, EngineContext};
 use herald::server::{self, AppState};
@@ -63,8 +62,7 @@ impl TestServer {
         let (shutdown, stopped) = oneshot::channel::<()>();
         let cipher = herald::crypto::CredentialCipher::random();
         let clock = Clock::system();
-        let wake_channel = wake_channel(&mut pool.get().await.expect("connection")).await.expect("wake channel");
-        let engine = EngineContext { clock: clock.clone(), wake_channel };
+        let engine = EngineContext::start(&pool, clock.clone()).await.expect("engine context");
         let (stop_workers, stop) = watch::channel(false);
         let settings = WorkerSettings {
             concurrency: 2,

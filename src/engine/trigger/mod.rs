@@ -13,7 +13,6 @@ use uuid::Uuid;
 
 use super::details::{insert_details, Detail, DetailStatus};
 use super::jobs::{self, status, Job};
-use super::wake::notify_workers;
 use super::EngineContext;
 use crate::db::schema::{jobs as jobs_table, workflows};
 use crate::domain::subscribers::upsert_credentials;
@@ -114,7 +113,6 @@ pub async fn trigger_event(
             let (notifications, jobs) =
                 plan.rows(tenant, &transaction_id, &recipients, &ids, actor_id, tenant_id, &request.to);
             store::insert_fanout(conn, &notifications, &jobs).await?;
-            notify_workers(conn, &engine.wake_channel).await?;
             Ok(true)
         })
         .await?;
@@ -122,6 +120,7 @@ pub async fn trigger_event(
         let error = format!("transactionId {transaction_id} was already used in this environment");
         return Ok(TriggerOutcome::refused(TriggerStatus::Error, transaction_id, error));
     }
+    engine.wakeup.wake();
     record_last_triggered(conn, workflow.workflow.id, now).await?;
     Ok(TriggerOutcome { status: TriggerStatus::Processed, errors: Vec::new(), transaction_id })
 }

@@ -16,7 +16,6 @@ use crate::db::schema::{jobs, messages};
 use crate::engine::details::{insert_details, Detail, DetailStatus};
 use crate::engine::jobs::{status, Job};
 use crate::engine::steps::{NewMessage, Outcome};
-use crate::engine::wake::notify_workers;
 use crate::error::{AppError, AppResult};
 
 /// A message row as first written.
@@ -96,56 +95,62 @@ pub async fn commit_outcomes(
     outcomes: Vec<Outcome>,
     now: DateTime<Utc>,
 ) -> AppResult<()> {
-    conn.transaction::<_, AppError, _>(async |conn| {
-        write_delivery_updates(conn, &outcomes, now).await?;
-        let ids: Vec<Uuid> = outcomes.iter().map(|outcome| outcome.job.id).collect();
-        let owned: HashSet<Uuid> = jobs::table
-            .filter(jobs::id.eq_any(&ids))
-            .filter(jobs::lease_owner.eq(&shared.owner))
-            .filter(jobs::status.eq(status::RUNNING))
-            .select(jobs::id)
-            .for_update()
-            .load::<Uuid>(conn)
-            .await?
-            .into_iter()
-            .collect();
-        let outcomes: Vec<Outcome> = outcomes.into_iter().filter(|outcome| owned.contains(&outcome.job.id)).collect();
-        if outcomes.len() < ids.len() {
-            tracing::warn!(lost = ids.len() - outcomes.len(), "jobs taken over by another worker were not written");
-        }
+    let queued = conn
+        .transaction::<_, AppError, _>(async |conn| {
+            write_delivery_updates(conn, &outcomes, now).await?;
+            let ids: Vec<Uuid> = outcomes.iter().map(|outcome| outcome.job.id).collect();
+            let owned: HashSet<Uuid> = jobs::table
+                .filter(jobs::id.eq_any(&ids))
+                .filter(jobs::lease_owner.eq(&shared.owner))
+                .filter(jobs::status.eq(status::RUNNING))
+                .select(jobs::id)
+                .for_update()
+                .load::<Uuid>(conn)
+                .await?
+                .into_iter()
+                .collect();
+            let outcomes: Vec<Outcome> =
+                outcomes.into_iter().filter(|outcome| owned.contains(&outcome.job.id)).collect();
+            if outcomes.len() < ids.len() {
+                tracing::warn!(lost = ids.len() - outcomes.len(), "jobs taken over by another worker were not written");
+            }
 
-        let new_messages: Vec<MessageRow> = outcomes
-            .iter()
-            .filter_map(|outcome| outcome.new_message.as_ref().map(|message| message_row(&outcome.job, message, now)))
-            .collect();
-        if !new_messages.is_empty() {
-            diesel::insert_into(messages::table)
-                .values(&new_messages)
-                .on_conflict(messages::job_id)
-                .do_nothing()
-                .execute(conn)
-                .await?;
-        }
-        write_message_updates(conn, &outcomes, now).await?;
-        write_jobs(conn, &outcomes, now).await?;
+            let new_messages: Vec<MessageRow> = outcomes
+                .iter()
+                .filter_map(|outcome| {
+                    outcome.new_message.as_ref().map(|message| message_row(&outcome.job, message, now))
+                })
+                .collect();
+            if !new_messages.is_empty() {
+                diesel::insert_into(messages::table)
+                    .values(&new_messages)
+                    .on_conflict(messages::job_id)
+                    .do_nothing()
+                    .execute(conn)
+                    .await?;
+            }
+            write_message_updates(conn, &outcomes, now).await?;
+            write_jobs(conn, &outcomes, now).await?;
 
-        let mut details: Vec<Detail> = outcomes.iter().flat_map(|outcome| outcome.details.iter().cloned()).collect();
-        let advancing: Vec<&Outcome> =
-            outcomes.iter().filter(|outcome| outcome.is_final() && !outcome.stop_following).collect();
-        let queued = queue_next_jobs(conn, &advancing, now).await?;
-        let stopping: Vec<Uuid> = outcomes
-            .iter()
-            .filter(|outcome| outcome.stop_following)
-            .map(|outcome| outcome.job.notification_id)
-            .collect();
-        details.extend(cancel_following_jobs(conn, &stopping, now).await?);
-        insert_details(conn, &details, now).await?;
-        if queued > 0 {
-            notify_workers(conn, &shared.engine.wake_channel).await?;
-        }
-        Ok(())
-    })
-    .await
+            let mut details: Vec<Detail> =
+                outcomes.iter().flat_map(|outcome| outcome.details.iter().cloned()).collect();
+            let advancing: Vec<&Outcome> =
+                outcomes.iter().filter(|outcome| outcome.is_final() && !outcome.stop_following).collect();
+            let queued = queue_next_jobs(conn, &advancing, now).await?;
+            let stopping: Vec<Uuid> = outcomes
+                .iter()
+                .filter(|outcome| outcome.stop_following)
+                .map(|outcome| outcome.job.notification_id)
+                .collect();
+            details.extend(cancel_following_jobs(conn, &stopping, now).await?);
+            insert_details(conn, &details, now).await?;
+            Ok(queued)
+        })
+        .await?;
+    if queued > 0 {
+        shared.engine.wakeup.wake();
+    }
+    Ok(())
 }
 
 async fn write_jobs(conn: &mut AsyncPgConnection, outcomes: &[Outcome], now: DateTime<Utc>) -> AppResult<()> {

@@ -75,7 +75,7 @@ impl WorkerShared {
 
 /// Runs the worker loops and the listener until `stop` turns true; in-flight batches finish first.
 pub async fn run_workers(shared: Arc<WorkerShared>, stop: watch::Receiver<bool>) {
-    let wake = Arc::new(Notify::new());
+    let wake = shared.engine.wakeup.local.clone();
     let listener = tokio::spawn(listen(shared.clone(), wake.clone(), stop.clone()));
     let loops: Vec<_> = (0..shared.settings.concurrency.max(1))
         .map(|_| tokio::spawn(batch_loop(shared.clone(), wake.clone(), stop.clone())))

@@ -1,0 +1,249 @@
+//! Command-line options of the load generator and the plan derived from them.
+
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use serde::Serialize;
+
+/// Which API the triggers go through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// `POST /v1/events/trigger` (JSON over HTTP/1.1).
+    Rest,
+    /// `herald.v1.EventsService/TriggerEvent` (h2c).
+    Grpc,
+}
+
+/// Measures Herald's trigger path: trigger latency and throughput, then (optionally) how long the
+/// triggered in-app messages take to exist.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "loadgen", version, args_override_self = true)]
+pub struct Args {
+    /// Base URL of Herald (REST and gRPC share it).
+    #[arg(long, default_value = "http://127.0.0.1:3000")]
+    pub url: String,
+
+    /// API key; when unset, read from --api-key-file.
+    #[arg(long, env = "HERALD_API_KEY", hide_env_values = true)]
+    pub api_key: Option<String>,
+
+    /// File holding the API key (the one `herald` writes on its first start).
+    #[arg(long, default_value = ".herald/api-key")]
+    pub api_key_file: PathBuf,
+
+    /// API used for the triggers.
+    #[arg(long, value_enum, default_value_t = Protocol::Rest)]
+    pub protocol: Protocol,
+
+    /// Maximum number of trigger requests in flight.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub concurrency: u32,
+
+    /// Total number of triggers to send.
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub triggers: u64,
+
+    /// Target triggers per second. When set, triggers are sent on a fixed schedule (open loop) and
+    /// latency is measured from each trigger's scheduled time; when unset, closed loop.
+    #[arg(long, value_parser = parse_rate)]
+    pub rate: Option<f64>,
+
+    /// Trigger identifier of the workflow to run.
+    #[arg(long, default_value = "welcome")]
+    pub workflow: String,
+
+    /// Number of distinct subscriber ids (`loadgen-<n>`) the triggers cycle through.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub subscribers: u64,
+
+    /// Recipients of each trigger (each yields one in-app message per in-app step).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub recipients_per_trigger: u32,
+
+    /// Wait until every expected in-app message exists (the default).
+    #[arg(long, overrides_with = "no_wait")]
+    pub wait_for_messages: bool,
+
+    /// Do not wait for the messages; report the trigger phase only.
+    #[arg(long, overrides_with = "wait_for_messages")]
+    pub no_wait: bool,
+
+    /// How long to wait for the messages after the last trigger answered.
+    #[arg(long, default_value_t = 120)]
+    pub wait_timeout_secs: u64,
+
+    /// Timeout of each HTTP or gRPC request, in seconds.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub request_timeout_secs: u64,
+
+    /// gRPC connections (HTTP/2) the requests are spread over.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub grpc_connections: u32,
+
+    /// Print the report as JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl Args {
+    /// Whether to wait for the messages after the trigger phase.
+    pub fn wait(&self) -> bool {
+        // The two flags override each other, so at most one is set.
+        self.wait_for_messages || !self.no_wait
+    }
+
+    /// Checks combinations clap cannot express.
+    pub fn validate(&self) -> Result<(), String> {
+        if u64::from(self.recipients_per_trigger) > self.subscribers {
+            return Err(format!(
+                "--recipients-per-trigger ({}) exceeds --subscribers ({}): recipients of a trigger must be distinct",
+                self.recipients_per_trigger, self.subscribers
+            ));
+        }
+        Ok(())
+    }
+
+    /// The API key: --api-key / HERALD_API_KEY, else the first line of --api-key-file.
+    pub fn resolve_api_key(&self) -> Result<String, String> {
+        match &self.api_key {
+            Some(key) => non_empty_key(key, "--api-key"),
+            None => read_key_file(&self.api_key_file),
+        }
+    }
+}
+
+fn parse_rate(value: &str) -> Result<f64, String> {
+    match value.parse::<f64>() {
+        Ok(rate) if rate.is_finite() && rate > 0.0 => Ok(rate),
+        _ => Err(format!("expected a positive number of triggers per second, got {value:?}")),
+    }
+}
+
+fn non_empty_key(key: &str, source: &str) -> Result<String, String> {
+    let key = key.trim();
+    if key.is_empty() {
+        return Err(format!("the API key from {source} is empty"));
+    }
+    Ok(key.to_owned())
+}
+
+fn read_key_file(path: &Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| format!("no --api-key or HERALD_API_KEY, and cannot read {}: {error}", path.display()))?;
+    non_empty_key(text.lines().next().unwrap_or(""), &path.display().to_string())
+}
+
+/// Subscriber ids of trigger `n`: `recipients` consecutive ids (modulo `subscribers`), so that every
+/// subscriber receives about as many triggers and the ids of one trigger are distinct.
+pub fn recipients_of(n: u64, recipients: u32, subscribers: u64) -> Vec<String> {
+    let first = n.wrapping_mul(u64::from(recipients));
+    (0..u64::from(recipients)).map(|j| format!("loadgen-{}", first.wrapping_add(j) % subscribers)).collect()
+}
+
+/// Transaction id of trigger `n` in run `run_id`.
+pub fn transaction_id(run_id: &str, n: u64) -> String {
+    format!("lg-{run_id}-{n}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from(std::iter::once("loadgen").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn defaults() {
+        let args = parse(&[]).unwrap();
+        assert_eq!(args.url, "http://127.0.0.1:3000");
+        assert_eq!(args.protocol, Protocol::Rest);
+        assert_eq!(
+            (args.concurrency, args.triggers, args.subscribers, args.recipients_per_trigger),
+            (64, 20_000, 1000, 1)
+        );
+        assert_eq!(args.rate, None);
+        assert_eq!(args.workflow, "welcome");
+        assert!(args.wait());
+        assert_eq!(args.wait_timeout_secs, 120);
+        assert_eq!(args.api_key_file, PathBuf::from(".herald/api-key"));
+        assert!(!args.json);
+    }
+
+    #[test]
+    fn explicit_options() {
+        let args = parse(&[
+            "--protocol",
+            "grpc",
+            "--rate",
+            "2000",
+            "--concurrency",
+            "8",
+            "--triggers",
+            "10",
+            "--recipients-per-trigger",
+            "3",
+            "--no-wait",
+            "--json",
+        ])
+        .unwrap();
+        assert_eq!(args.protocol, Protocol::Grpc);
+        assert_eq!(args.rate, Some(2000.0));
+        assert_eq!((args.concurrency, args.triggers, args.recipients_per_trigger), (8, 10, 3));
+        assert!(!args.wait());
+        assert!(args.json);
+    }
+
+    #[test]
+    fn a_repeated_option_takes_the_last_value() {
+        assert_eq!(parse(&["--concurrency", "64", "--concurrency", "8"]).unwrap().concurrency, 8);
+    }
+
+    #[test]
+    fn wait_flags_last_one_wins() {
+        assert!(!parse(&["--wait-for-messages", "--no-wait"]).unwrap().wait());
+        assert!(parse(&["--no-wait", "--wait-for-messages"]).unwrap().wait());
+    }
+
+    #[test]
+    fn rejects_bad_values() {
+        for bad in [
+            &["--rate", "0"][..],
+            &["--rate", "-5"],
+            &["--rate", "fast"],
+            &["--concurrency", "0"],
+            &["--triggers", "0"],
+            &["--protocol", "soap"],
+            &["--recipients-per-trigger", "1001"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?} accepted");
+        }
+        let too_many_recipients = parse(&["--subscribers", "2", "--recipients-per-trigger", "3"]).unwrap();
+        assert!(too_many_recipients.validate().is_err());
+    }
+
+    #[test]
+    fn api_key_from_option_or_file() {
+        let args = parse(&["--api-key", " key-1 \n"]).unwrap();
+        assert_eq!(args.resolve_api_key().unwrap(), "key-1");
+
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("api-key");
+        std::fs::write(&file, "key-2\n").unwrap();
+        let mut args = parse(&["--api-key-file", file.to_str().unwrap()]).unwrap();
+        args.api_key = None; // HERALD_API_KEY may be set where the tests run
+        assert_eq!(args.resolve_api_key().unwrap(), "key-2");
+
+        args.api_key_file = dir.path().join("missing");
+        assert!(args.resolve_api_key().unwrap_err().contains("cannot read"));
+    }
+
+    #[test]
+    fn recipients_cycle_through_distinct_subscribers() {
+        assert_eq!(recipients_of(0, 1, 1000), ["loadgen-0"]);
+        assert_eq!(recipients_of(1234, 1, 1000), ["loadgen-234"]);
+        assert_eq!(recipients_of(1, 3, 4), ["loadgen-3", "loadgen-0", "loadgen-1"]);
+        assert_eq!(transaction_id("ab12", 7), "lg-ab12-7");
+    }
+}

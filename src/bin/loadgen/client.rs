@@ -1,0 +1,199 @@
+//! Sending one trigger over REST or gRPC, and classifying its outcome.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use herald::proto::herald::v1::events_service_client::EventsServiceClient;
+use herald::proto::herald::v1::trigger_event_status_enum::TriggerEventStatus;
+use herald::proto::herald::v1::trigger_recipient::Kind;
+use herald::proto::herald::v1::{TriggerEventRequest, TriggerRecipient};
+use serde::Deserialize;
+use tonic::metadata::{Ascii, MetadataValue};
+use tonic::transport::{Channel, Endpoint};
+
+/// One trigger to send.
+#[derive(Debug, Clone)]
+pub struct TriggerSpec {
+    pub workflow: String,
+    pub recipients: Vec<String>,
+    pub transaction_id: String,
+    pub n: u64,
+}
+
+/// Outcome of one trigger request: `Ok` when acknowledged, else the failure kind.
+pub type Outcome = Result<(), String>;
+
+/// A client of the trigger endpoint.
+pub enum TriggerClient {
+    Rest { http: reqwest::Client, endpoint: String, authorization: String },
+    Grpc { channels: Vec<EventsServiceClient<Channel>>, next: AtomicUsize, authorization: MetadataValue<Ascii> },
+}
+
+/// The answer body of `POST /v1/events/trigger` (the fields the load generator reads).
+#[derive(Debug, Deserialize)]
+struct RestAnswer {
+    acknowledged: bool,
+    #[serde(default)]
+    status: Option<String>,
+}
+
+impl TriggerClient {
+    /// A REST client with a connection pool as large as the concurrency.
+    pub fn rest(base_url: &str, api_key: &str, concurrency: usize, timeout: Duration) -> anyhow::Result<Self> {
+        let http = reqwest::Client::builder()
+            .pool_max_idle_per_host(concurrency)
+            .tcp_nodelay(true)
+            .timeout(timeout)
+            .connect_timeout(Duration::from_secs(5))
+            .build()?;
+        let endpoint = format!("{}/v1/events/trigger", base_url.trim_end_matches('/'));
+        Ok(Self::Rest { http, endpoint, authorization: format!("ApiKey {api_key}") })
+    }
+
+    /// A gRPC client over `connections` HTTP/2 connections, connected now so that an unreachable
+    /// server fails before the run starts.
+    pub async fn grpc(base_url: &str, api_key: &str, connections: usize, timeout: Duration) -> anyhow::Result<Self> {
+        let endpoint = Endpoint::from_shared(base_url.to_owned())?
+            .timeout(timeout)
+            .connect_timeout(Duration::from_secs(5))
+            .tcp_nodelay(true);
+        let mut channels = Vec::with_capacity(connections);
+        for _ in 0..connections {
+            channels.push(EventsServiceClient::new(endpoint.connect().await?));
+        }
+        let authorization = format!("ApiKey {api_key}").parse()?;
+        Ok(Self::Grpc { channels, next: AtomicUsize::new(0), authorization })
+    }
+
+    /// Sends `spec` and classifies the answer.
+    pub async fn send(&self, spec: &TriggerSpec) -> Outcome {
+        match self {
+            Self::Rest { http, endpoint, authorization } => {
+                let response = http
+                    .post(endpoint)
+                    .header(reqwest::header::AUTHORIZATION, authorization)
+                    .json(&rest_body(spec))
+                    .send()
+                    .await
+                    .map_err(|error| reqwest_failure(&error))?;
+                let status = response.status();
+                if !status.is_success() {
+                    return Err(format!("HTTP {}", status.as_u16()));
+                }
+                let answer: RestAnswer = response.json().await.map_err(|error| reqwest_failure(&error))?;
+                acknowledged(answer.acknowledged, answer.status.as_deref().unwrap_or("missing status"))
+            }
+            Self::Grpc { channels, next, authorization } => {
+                let mut client = channels[next.fetch_add(1, Ordering::Relaxed) % channels.len()].clone();
+                let mut request = tonic::Request::new(grpc_request(spec));
+                request.metadata_mut().insert("authorization", authorization.clone());
+                let answer =
+                    client.trigger_event(request).await.map_err(|status| format!("gRPC {:?}", status.code()))?;
+                let answer = answer.into_inner();
+                let status = TriggerEventStatus::try_from(answer.status).map_or("unknown status", |s| s.as_str_name());
+                acknowledged(answer.acknowledged, status)
+            }
+        }
+    }
+}
+
+fn acknowledged(acknowledged: bool, status: &str) -> Outcome {
+    if acknowledged {
+        Ok(())
+    } else {
+        Err(format!("not acknowledged: {status}"))
+    }
+}
+
+fn reqwest_failure(error: &reqwest::Error) -> String {
+    if error.is_timeout() {
+        "timeout".into()
+    } else if error.is_connect() {
+        "connection error".into()
+    } else if error.is_decode() {
+        "invalid response body".into()
+    } else {
+        "transport error".into()
+    }
+}
+
+/// REST body of `spec`: `to` is a plain subscriberId for one recipient, an array otherwise.
+pub fn rest_body(spec: &TriggerSpec) -> serde_json::Value {
+    let to = match spec.recipients.as_slice() {
+        [one] => serde_json::json!(one),
+        many => serde_json::json!(many),
+    };
+    serde_json::json!({
+        "name": spec.workflow,
+        "to": to,
+        "payload": {"loadgen": true, "n": spec.n},
+        "transactionId": spec.transaction_id,
+    })
+}
+
+/// gRPC request of `spec`.
+pub fn grpc_request(spec: &TriggerSpec) -> TriggerEventRequest {
+    let payload: pbjson_types::Struct = [
+        ("loadgen".to_owned(), pbjson_types::Value::from(true)),
+        ("n".to_owned(), pbjson_types::Value::from(spec.n as f64)),
+    ]
+    .into_iter()
+    .collect();
+    TriggerEventRequest {
+        name: spec.workflow.clone(),
+        payload: Some(payload),
+        to: spec.recipients.iter().map(|id| TriggerRecipient { kind: Some(Kind::SubscriberId(id.clone())) }).collect(),
+        transaction_id: Some(spec.transaction_id.clone()),
+        ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(recipients: &[&str]) -> TriggerSpec {
+        TriggerSpec {
+            workflow: "welcome".into(),
+            recipients: recipients.iter().map(|r| r.to_string()).collect(),
+            transaction_id: "lg-x-3".into(),
+            n: 3,
+        }
+    }
+
+    #[test]
+    fn rest_body_uses_a_plain_string_for_one_recipient() {
+        let body = rest_body(&spec(&["loadgen-3"]));
+        assert_eq!(
+            body,
+            serde_json::json!({"name": "welcome", "to": "loadgen-3", "payload": {"loadgen": true, "n": 3}, "transactionId": "lg-x-3"})
+        );
+        assert_eq!(rest_body(&spec(&["a", "b"]))["to"], serde_json::json!(["a", "b"]));
+    }
+
+    #[test]
+    fn grpc_request_names_each_recipient() {
+        let request = grpc_request(&spec(&["a", "b"]));
+        assert_eq!(request.name, "welcome");
+        assert_eq!(request.transaction_id.as_deref(), Some("lg-x-3"));
+        let ids: Vec<_> = request
+            .to
+            .iter()
+            .map(|r| match &r.kind {
+                Some(Kind::SubscriberId(id)) => id.as_str(),
+                _ => panic!("not a subscriberId"),
+            })
+            .collect();
+        assert_eq!(ids, ["a", "b"]);
+        assert_eq!(request.payload.unwrap().fields.len(), 2);
+    }
+
+    #[test]
+    fn outcomes() {
+        assert_eq!(acknowledged(true, "processed"), Ok(()));
+        assert_eq!(acknowledged(false, "error"), Err("not acknowledged: error".into()));
+        let answer: RestAnswer =
+            serde_json::from_str(r#"{"acknowledged": true, "status": "processed", "transactionId": "t"}"#).unwrap();
+        assert!(answer.acknowledged);
+    }
+}
