@@ -12,14 +12,14 @@ url="http://127.0.0.1:$port"
 
 cargo build --release --bin herald --bin loadgen
 data_dir=$(mktemp -d)
-chmod 755 "$data_dir" # the private cluster runs as the postgres user, which must reach its directory
+chmod 755 "$data_dir" # as root, Herald runs PostgreSQL as `postgres`, which must reach the cluster inside
 log="$data_dir/herald.log"
 unset DATABASE_URL # the seeding (workflow, API key file) happens only on the private cluster
 HERALD_DATA_DIR="$data_dir" HERALD_ADDR="127.0.0.1:$port" RUST_LOG=${RUST_LOG:-warn} \
   target/release/herald serve >"$log" 2>&1 &
 pid=$!
 stop() {
-  kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null # SIGTERM: graceful stop, which also stops the cluster
+  kill "$pid" 2>/dev/null && { wait "$pid" 2>/dev/null || true; } # SIGTERM: graceful stop, also of the cluster
   rm -rf "$data_dir"
 }
 trap stop EXIT

@@ -83,14 +83,10 @@ async fn run(args: Args) -> anyhow::Result<Report> {
     let triggers = report::triggers(&phase);
 
     let delivery = if args.wait() {
-        let sent_at: HashMap<String, _> = phase
-            .sent
-            .iter()
-            .filter(|sent| sent.outcome.is_ok())
-            .map(|sent| (sent.transaction_id.clone(), sent.sent_at))
-            .collect();
-        let expected: Vec<String> =
-            phase.sent.iter().filter(|sent| sent.outcome.is_ok()).map(|sent| sent.transaction_id.clone()).collect();
+        let accepted: Vec<_> = phase.sent.iter().filter(|sent| sent.outcome.is_ok()).collect();
+        let expected: Vec<String> = accepted.iter().map(|sent| sent.transaction_id.clone()).collect();
+        let sent_at: HashMap<String, _> =
+            accepted.iter().map(|sent| (sent.transaction_id.clone(), sent.sent_at)).collect();
         eprintln!(
             "loadgen: waiting for {} in-app messages",
             expected.len() as u64 * u64::from(plan.recipients_per_trigger)

@@ -3,6 +3,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use anyhow::Context;
 use herald::proto::herald::v1::events_service_client::EventsServiceClient;
 use herald::proto::herald::v1::trigger_event_status_enum::TriggerEventStatus;
 use herald::proto::herald::v1::trigger_recipient::Kind;
@@ -59,7 +60,8 @@ impl TriggerClient {
             .tcp_nodelay(true);
         let mut channels = Vec::with_capacity(connections);
         for _ in 0..connections {
-            channels.push(EventsServiceClient::new(endpoint.connect().await?));
+            let channel = endpoint.connect().await.with_context(|| format!("cannot connect to {base_url}"))?;
+            channels.push(EventsServiceClient::new(channel));
         }
         let authorization = format!("ApiKey {api_key}").parse()?;
         Ok(Self::Grpc { channels, next: AtomicUsize::new(0), authorization })

@@ -34,6 +34,7 @@ pub struct Triggers {
     pub failures: BTreeMap<String, u64>,
     pub duration_s: f64,
     pub accepted_per_s: Option<f64>,
+    /// Latency of the accepted triggers (failures are counted, not timed).
     pub latency: Option<LatencySummary>,
     pub max_dispatch_lag_ms: Option<f64>,
 }
@@ -68,9 +69,9 @@ pub fn triggers(phase: &SendPhase) -> Triggers {
     let mut failures = BTreeMap::new();
     let mut latencies = Vec::with_capacity(phase.sent.len());
     for sent in &phase.sent {
-        latencies.push(i64::try_from(sent.latency.as_micros()).unwrap_or(i64::MAX));
-        if let Err(kind) = &sent.outcome {
-            *failures.entry(kind.clone()).or_default() += 1;
+        match &sent.outcome {
+            Ok(()) => latencies.push(i64::try_from(sent.latency.as_micros()).unwrap_or(i64::MAX)),
+            Err(kind) => *failures.entry(kind.clone()).or_default() += 1,
         }
     }
     let failed: u64 = failures.values().sum();
@@ -138,7 +139,12 @@ impl Report {
         let (s, t) = (&self.setup, &self.triggers);
         let mut out = String::new();
         let rate = s.target_rate_per_s.map_or(String::new(), |r| format!(" at {r}/s"));
-        let _ = writeln!(out, "Herald trigger load test  run {}  {:?} {}  {}", s.run_id, s.protocol, s.url, s.workflow);
+        let protocol = match s.protocol {
+            crate::args::Protocol::Rest => "REST",
+            crate::args::Protocol::Grpc => "gRPC",
+        };
+        let _ =
+            writeln!(out, "Herald trigger load test  run {}  {protocol} {}  workflow {}", s.run_id, s.url, s.workflow);
         let _ = writeln!(
             out,
             "  {} triggers, {}{rate}, concurrency {}, {} recipient(s) per trigger over {} subscribers",
@@ -234,7 +240,7 @@ mod tests {
         assert_eq!(figures.failures["HTTP 500"], 1);
         assert_eq!(figures.accepted_per_s, Some(2.0));
         let latency = figures.latency.unwrap();
-        assert_eq!((latency.p50_ms, latency.max_ms), (20.0, 40.0));
+        assert_eq!((latency.count, latency.p50_ms, latency.max_ms), (3, 20.0, 40.0));
     }
 
     #[test]
