@@ -167,18 +167,17 @@ async fn write_jobs(conn: &mut AsyncPgConnection, outcomes: &[Outcome], now: Dat
             })
         })
         .collect();
-    diesel::sql_query(
+    update_from_records(
+        conn,
         "UPDATE jobs AS j
          SET status = u.status, run_at = COALESCE(u.run_at, j.run_at), provider_id = COALESCE(u.provider_id, j.provider_id),
              error = u.error, result = COALESCE(u.result, j.result), lease_owner = NULL, updated_at = $2
          FROM jsonb_to_recordset($1) AS u(id uuid, status text, run_at timestamptz, provider_id text, error text, result jsonb)
          WHERE j.id = u.id",
+        updates,
+        now,
     )
-    .bind::<Jsonb, _>(Value::Array(updates))
-    .bind::<Timestamptz, _>(now)
-    .execute(conn)
-    .await?;
-    Ok(())
+    .await
 }
 
 async fn write_message_updates(
@@ -196,21 +195,17 @@ async fn write_message_updates(
             })
         })
         .collect();
-    if updates.is_empty() {
-        return Ok(());
-    }
-    diesel::sql_query(
+    update_from_records(
+        conn,
         "UPDATE messages AS m
          SET status = u.status, error_id = u.error_id, error_text = u.error_text, updated_at = $2,
              delivered_at = CASE WHEN u.delivered THEN m.delivered_at || $2 ELSE m.delivered_at END
          FROM jsonb_to_recordset($1) AS u(message_id uuid, status text, error_id text, error_text text, delivered boolean)
          WHERE m.id = u.message_id",
+        updates,
+        now,
     )
-    .bind::<Jsonb, _>(Value::Array(updates))
-    .bind::<Timestamptz, _>(now)
-    .execute(conn)
-    .await?;
-    Ok(())
+    .await
 }
 
 async fn write_delivery_updates(
@@ -228,21 +223,32 @@ async fn write_delivery_updates(
             })
         })
         .collect();
-    if updates.is_empty() {
-        return Ok(());
-    }
-    diesel::sql_query(
+    update_from_records(
+        conn,
         "UPDATE provider_deliveries AS d
          SET status = u.status, provider_message_id = u.provider_message_id, error = u.error, raw = u.raw,
              finished_at = $2
          FROM jsonb_to_recordset($1)
               AS u(delivery_id uuid, status text, provider_message_id text, error text, raw text)
          WHERE d.id = u.delivery_id",
+        updates,
+        now,
     )
-    .bind::<Jsonb, _>(Value::Array(updates))
-    .bind::<Timestamptz, _>(now)
-    .execute(conn)
-    .await?;
+    .await
+}
+
+/// Runs one `UPDATE … FROM jsonb_to_recordset($1)` statement (with `$2` = now) over `records`, the batch's
+/// rows to change; nothing when there are none.
+async fn update_from_records(
+    conn: &mut AsyncPgConnection,
+    sql: &str,
+    records: Vec<Value>,
+    now: DateTime<Utc>,
+) -> AppResult<()> {
+    if records.is_empty() {
+        return Ok(());
+    }
+    diesel::sql_query(sql).bind::<Jsonb, _>(Value::Array(records)).bind::<Timestamptz, _>(now).execute(conn).await?;
     Ok(())
 }
 
