@@ -204,7 +204,7 @@ fn opening_times(week: &WeeklySchedule, date: NaiveDate) -> Vec<NaiveDateTime> {
 
 /// A wall-clock time in `timezone` as an instant: the earlier one when the clock repeats, the
 /// first valid time after the gap when it skips (spring forward).
-fn resolve_local(timezone: Tz, local: NaiveDateTime) -> DateTime<Utc> {
+pub fn resolve_local(timezone: Tz, local: NaiveDateTime) -> DateTime<Utc> {
     let mut probe = local;
     loop {
         match timezone.from_local_datetime(&probe) {

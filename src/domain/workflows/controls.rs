@@ -58,6 +58,13 @@ impl StepKind {
 
 pub const TIME_UNITS: [&str; 6] = ["seconds", "minutes", "hours", "days", "weeks", "months"];
 
+/// Day names of a timed digest's `weekDays`.
+const WEEK_DAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+
+/// What a timed digest's monthly `ordinal` counts.
+const ORDINAL_VALUES: [&str; 10] =
+    ["day", "weekday", "weekend", "sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
+
 fn unit_schema() -> Value {
     json!({ "type": "string", "enum": TIME_UNITS })
 }
@@ -143,6 +150,17 @@ pub fn data_schema(kind: StepKind) -> Value {
                     "additionalProperties": false
                 },
                 "cron": { "type": "string", "pattern": r"^\s*\S+(\s+\S+){4,5}\s*$" },
+                "timed": {
+                    "type": "object",
+                    "properties": {
+                        "atTime": { "type": "string" },
+                        "weekDays": { "type": "array", "items": { "enum": WEEK_DAYS } },
+                        "monthDays": { "type": "array", "items": { "type": ["string", "integer"] } },
+                        "ordinal": { "enum": ["1", "2", "3", "4", "5", "last"] },
+                        "ordinalValue": { "enum": ORDINAL_VALUES },
+                        "monthlyType": { "enum": ["each", "on"] }
+                    }
+                },
                 "extendToSchedule": { "type": "boolean" }
             }),
             json!([]),
@@ -241,6 +259,8 @@ pub fn ui_schema(kind: StepKind) -> Value {
                 "unit": with_placeholder("DIGEST_UNIT", json!("seconds")),
                 "digestKey": component("DIGEST_KEY"),
                 "cron": component("DIGEST_CRON"),
+                // The timed schedule in parts, the alternative to `cron`.
+                "timed": component("DIGEST_CRON"),
                 "lookBackWindow": {
                     "component": "DIGEST_AMOUNT",
                     "properties": {

@@ -90,6 +90,8 @@ fn missing_controls(kind: StepKind, controls: &Value) -> Vec<&'static str> {
             _ => &["type", "amount", "unit"],
         },
         StepKind::Digest => match get("type").and_then(Value::as_str) {
+            // A cron expression or the `timed` object.
+            Some("timed") if get("timed").is_some_and(Value::is_object) => &[],
             Some("timed") => &["cron"],
             Some("backoff") => &["amount", "unit", "lookBackWindow"],
             _ => &["amount", "unit"],

@@ -7,6 +7,7 @@ use jsonschema::paths::LocationSegment;
 use serde_json::Value;
 
 use super::controls::{data_schema, StepKind};
+use crate::engine::steps::WindowRule;
 use super::{StepDefinition, WorkflowDefinition, MAX_STEPS, ORIGINS, SEVERITIES};
 use crate::domain::validation::Validator;
 use crate::error::AppResult;
@@ -128,5 +129,16 @@ fn validate_step(validator: &mut Validator, index: usize, step: &StepDefinition,
             }
         }
         validator.reject(&field, error.to_string(), error.instance().clone().into_owned());
+    }
+    // A timed digest's schedule must be one Herald can compute (an empty one is a MISSING_VALUE issue).
+    let cron = controls["cron"].as_str().filter(|cron| !cron.trim().is_empty());
+    if kind == StepKind::Digest && controls["type"] == "timed" && (cron.is_some() || controls["timed"].is_object()) {
+        if let Err(reason) = WindowRule::from_controls(controls) {
+            let (field, value) = match cron {
+                Some(cron) => ("cron", Value::String(cron.into())),
+                None => ("timed", controls["timed"].clone()),
+            };
+            validator.reject(&format!("{path}.controlValues.{field}"), reason, value);
+        }
     }
 }

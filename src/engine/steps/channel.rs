@@ -20,18 +20,17 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
     let Some(channel) = Channel::from_step_type(&job.kind) else {
         return Outcome::failed(job, format!("{} is not a provider channel", job.kind));
     };
-    if let Err(outcome) = input.check_filters().and_then(|()| input.check_preferences(channel.as_str())) {
+    let checks = input
+        .check_filters()
+        .and_then(|()| input.check_preferences(channel.as_str()))
+        .and_then(|()| input.check_schedule());
+    if let Err(outcome) = checks {
         return *outcome;
     }
     let integration = match pick_integration(input, channel) {
         Ok(integration) => integration,
         Err(detail) => {
-            return Outcome::failed(job, detail.clone()).detail(Detail::new(
-                job,
-                DetailStatus::Failed,
-                DetailSource::Credentials,
-                detail,
-            ))
+            return Outcome::failed_because(job, DetailSource::Credentials, detail)
         }
     };
     let provider_id = integration.row.provider_id.clone();
@@ -49,12 +48,7 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
         Ok(content) => content,
         Err(error) => {
             let detail = format!("The message could not be rendered: {error}");
-            return with_provider(Outcome::failed(job, detail.clone()).detail(Detail::new(
-                job,
-                DetailStatus::Failed,
-                DetailSource::Payload,
-                detail,
-            )));
+            return with_provider(Outcome::failed_because(job, DetailSource::Payload, detail));
         }
     };
     let (template_identifier, actor) = input.message_origin();

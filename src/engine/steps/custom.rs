@@ -133,5 +133,5 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
 
 fn fail(input: &StepInput<'_>, detail: String) -> Outcome {
     let job = input.job;
-    Outcome::failed(job, detail.clone()).detail(Detail::new(job, DetailStatus::Failed, DetailSource::Internal, detail))
+    Outcome::failed_because(job, DetailSource::Internal, detail)
 }

@@ -5,12 +5,14 @@
 //! subscriber's timezone (UTC if none); `overrides.delay` (`{amount, unit}`) in the trigger wins over the
 //! step's controls. Scheduled delays read an ISO 8601 instant from the payload at `delayPath`: a past
 //! instant runs at once with a warning; a missing or unparsable one fails the step and cancels the rest.
+//! With `extendToSchedule`, a delay ending outside the subscriber's schedule waits for it (see `schedule`).
 
 use chrono::{DateTime, Months, TimeDelta, Utc};
 use chrono_tz::Tz;
 use serde_json::Value;
 
-use super::{Outcome, StepInput};
+use super::{payload_value, Outcome, StepInput};
+use crate::domain::preferences::resolve_local;
 use crate::engine::details::{Detail, DetailSource, DetailStatus};
 use crate::engine::jobs::{status, StepView};
 
@@ -18,14 +20,19 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
     let job = input.job;
     // The end is recorded when the delay starts, so a run after a crash does not start it over.
     if job.result.as_ref().is_some_and(|result| result.get("delayedUntil").is_some()) {
-        return Outcome::completed(job).detail(Detail::internal(job, DetailStatus::Success, "Delay finished"));
+        let warning = match input.extend_ended_wait(status::DELAYED) {
+            Ok(warning) => warning,
+            Err(extended) => return *extended,
+        };
+        let mut outcome = Outcome::completed(job);
+        outcome.details.extend(warning);
+        return outcome.detail(Detail::internal(job, DetailStatus::Success, "Delay finished"));
     }
     if let Err(outcome) = input.check_filters() {
         return *outcome;
     }
     let controls = StepView(&job.step).controls();
-    let timezone =
-        input.subscriber().and_then(|s| s.timezone.as_deref()).and_then(|tz| tz.parse().ok()).unwrap_or(Tz::UTC);
+    let timezone = input.timezone();
     let end = if controls["type"] == "scheduled" {
         match scheduled_end(controls, &job.payload) {
             Ok(end) if end <= input.now => {
@@ -39,12 +46,7 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
             }
             Ok(end) => end,
             Err(reason) => {
-                let mut outcome = Outcome::failed(job, reason.clone()).detail(Detail::new(
-                    job,
-                    DetailStatus::Failed,
-                    DetailSource::Payload,
-                    reason,
-                ));
+                let mut outcome = Outcome::failed_because(job, DetailSource::Payload, reason);
                 outcome.stop_following = true;
                 return outcome;
             }
@@ -55,23 +57,17 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
             Some(end) => end,
             None => {
                 let reason = format!("The delay needs an amount and a unit (seconds..months), got {spec}");
-                return Outcome::failed(job, reason.clone()).detail(Detail::internal(
-                    job,
-                    DetailStatus::Failed,
-                    reason,
-                ));
+                return Outcome::failed_because(job, DetailSource::Internal, reason);
             }
         }
     };
-    let mut outcome = Outcome::completed(job).detail(Detail::internal(
+    let mut outcome = Outcome::park(job, status::DELAYED, end).detail(Detail::internal(
         job,
         DetailStatus::Pending,
         format!("Delayed until {}", end.to_rfc3339()),
     ));
-    outcome.status = status::DELAYED;
-    outcome.run_at = Some(end);
     outcome.result = Some(serde_json::json!({ "delayedUntil": end }));
-    outcome
+    input.fit_wait_to_schedule(outcome)
 }
 
 /// `now` plus `amount` `unit`s; months are calendar months in `timezone`.
@@ -87,12 +83,7 @@ pub fn regular_end(spec: &Value, now: DateTime<Utc>, timezone: Tz) -> Option<Dat
         "months" => {
             let local = now.with_timezone(&timezone).naive_local();
             let shifted = local.checked_add_months(Months::new(u32::try_from(amount).ok()?))?;
-            // A local time that does not exist (a DST gap) moves to the next valid instant.
-            let resolved = shifted
-                .and_local_timezone(timezone)
-                .earliest()
-                .or_else(|| (shifted + TimeDelta::hours(1)).and_local_timezone(timezone).earliest())?;
-            Some(resolved.with_timezone(&Utc))
+            Some(resolve_local(timezone, shifted))
         }
         _ => None,
     }
@@ -101,8 +92,7 @@ pub fn regular_end(spec: &Value, now: DateTime<Utc>, timezone: Tz) -> Option<Dat
 fn scheduled_end(controls: &Value, payload: &Value) -> Result<DateTime<Utc>, String> {
     let path =
         controls["delayPath"].as_str().filter(|path| !path.is_empty()).ok_or("The scheduled delay has no delayPath")?;
-    let value = path.split('.').try_fold(payload, |value, key| value.get(key)).filter(|value| !value.is_null());
-    let Some(value) = value else {
+    let Some(value) = payload_value(payload, path) else {
         return Err(format!("The payload has no {path} for the scheduled delay"));
     };
     value

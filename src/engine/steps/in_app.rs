@@ -16,12 +16,7 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
         Ok(content) => content,
         Err(error) => {
             let detail = format!("The message could not be rendered: {error}");
-            return Outcome::failed(job, detail.clone()).detail(Detail::new(
-                job,
-                DetailStatus::Failed,
-                DetailSource::Payload,
-                detail,
-            ));
+            return Outcome::failed_because(job, DetailSource::Payload, detail);
         }
     };
     // The environment's in-app integration, if it has one; the built-in feed otherwise.

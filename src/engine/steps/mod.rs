@@ -7,10 +7,13 @@ mod content;
 mod custom;
 mod delay;
 mod delivery;
+mod digest;
 mod in_app;
+mod schedule;
 
 use chrono::{DateTime, Utc};
-use serde_json::{json, Value};
+use chrono_tz::Tz;
+use serde_json::Value;
 use uuid::Uuid;
 
 use super::details::{Detail, DetailSource, DetailStatus};
@@ -24,6 +27,7 @@ use crate::domain::subscribers::Subscriber;
 use crate::domain::workflows::WorkflowRow;
 
 pub use channel::Channel;
+pub use digest::{step_context, DigestArrival, WindowRule};
 
 /// A message row to insert (once: `ON CONFLICT (job_id) DO NOTHING`).
 #[derive(Debug, Clone, PartialEq)]
@@ -86,6 +90,17 @@ pub struct Outcome {
     pub error: Option<String>,
     /// Cancel the notification's remaining jobs (a failed step with `shouldStopOnFail`).
     pub stop_following: bool,
+    /// The job's digest metadata (the API's `DigestMetadata` JSON).
+    pub digest: Option<Value>,
+    /// The digest step's key value (see `digest::key_value`).
+    pub digest_key: Option<String>,
+    /// A digest job that wants its key's open window: the worker merges it into that window, or opens
+    /// one (see `worker::digest`).
+    pub digest_arrival: Option<DigestArrival>,
+    /// The open digest window a `merged` job went into.
+    pub digested_into: Option<Uuid>,
+    /// The job's new `scheduleExtensionsCount`.
+    pub schedule_extensions: Option<i32>,
 }
 
 impl Outcome {
@@ -102,6 +117,11 @@ impl Outcome {
             result: None,
             error: None,
             stop_following: false,
+            digest: None,
+            digest_key: None,
+            digest_arrival: None,
+            digested_into: None,
+            schedule_extensions: None,
         }
     }
 
@@ -117,6 +137,12 @@ impl Outcome {
         outcome
     }
 
+    /// A failed step whose execution detail gives the reason.
+    pub fn failed_because(job: &Job, source: DetailSource, reason: impl Into<String>) -> Self {
+        let reason = reason.into();
+        Self::failed(job, reason.clone()).detail(Detail::new(job, DetailStatus::Failed, source, reason))
+    }
+
     /// Runs the job again at `at`.
     pub fn retry(job: &Job, at: DateTime<Utc>, error: impl Into<String>) -> Self {
         let mut outcome = Self::new(job, status::QUEUED);
@@ -130,10 +156,28 @@ impl Outcome {
         self
     }
 
+    /// Waits until `until` (a delay, a digest window) with `status` (`delayed` or `queued`).
+    pub fn park(job: &Job, status: &'static str, until: DateTime<Utc>) -> Self {
+        let mut outcome = Self::new(job, status);
+        outcome.run_at = Some(until);
+        outcome
+    }
+
     /// Whether the job is done (not going to run again).
     pub fn is_final(&self) -> bool {
         self.status != status::QUEUED && self.status != status::DELAYED
     }
+
+    /// Whether the notification moves on to its next job: the job is done, did not stop the workflow,
+    /// and was not merged into a digest (the digest's own notification carries the event on).
+    pub fn advances(&self) -> bool {
+        self.is_final() && !self.stop_following && self.status != status::MERGED
+    }
+}
+
+/// The value at a dotted `path` (`a.b.c`) in a payload; `None` when absent or null.
+pub fn payload_value<'a>(payload: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(payload, |value, key| value.get(key)).filter(|value| !value.is_null())
 }
 
 /// One job with what its batch loaded.
@@ -152,8 +196,15 @@ impl<'a> StepInput<'a> {
         self.batch.workflows.get(&self.job.workflow_id)
     }
 
+    /// Critical notifications skip preferences and the subscriber's schedule.
     fn critical(&self) -> bool {
         self.batch.notifications.get(&self.job.notification_id).is_some_and(|n| n.critical)
+            || self.workflow().is_some_and(|workflow| workflow.critical)
+    }
+
+    /// The subscriber's timezone; UTC when they have none (or an unknown one).
+    fn timezone(&self) -> Tz {
+        self.subscriber().and_then(|s| s.timezone.as_deref()).and_then(|tz| tz.parse().ok()).unwrap_or(Tz::UTC)
     }
 
     /// The workflow identifier and actor every message of this job carries.
@@ -185,7 +236,7 @@ impl<'a> StepInput<'a> {
             subscriber: self.subscriber().map_or(Value::Null, subscriber_view),
             actor: self.actor_view(),
             tenant,
-            step: json!({}),
+            step: step_context(self.batch.digests.get(&self.job.notification_id), self.job.position),
         }
     }
 
@@ -196,11 +247,7 @@ impl<'a> StepInput<'a> {
             Ok(filters) => filters,
             Err(error) => {
                 let detail = format!("The step's filters cannot be read: {error}");
-                return Err(Box::new(Outcome::failed(job, detail.clone()).detail(Detail::internal(
-                    job,
-                    DetailStatus::Failed,
-                    detail,
-                ))));
+                return Err(Box::new(Outcome::failed_because(job, DetailSource::Internal, detail)));
             }
         };
         let subscriber = self.subscriber().map_or(Value::Null, subscriber_view);
@@ -222,7 +269,7 @@ impl<'a> StepInput<'a> {
     fn check_preferences(&self, channel: &str) -> Result<(), Box<Outcome>> {
         let job = self.job;
         let Some(workflow) = self.workflow() else { return Ok(()) };
-        let critical = self.critical() || workflow.critical;
+        let critical = self.critical();
         let defaults = WorkflowDefaults::from_preferences(&workflow.preferences);
         let preferences =
             self.batch.preferences.get(&(job.subscriber_id, job.workflow_id)).cloned().unwrap_or_default();
@@ -261,7 +308,7 @@ pub async fn run_job(shared: &WorkerShared, input: StepInput<'_>, previous_statu
     let resumed = previous_status == status::RUNNING;
     if job.attempts > job.max_attempts {
         let detail = format!("Gave up after {} attempts", job.max_attempts);
-        return Outcome::failed(job, detail.clone()).detail(Detail::internal(job, DetailStatus::Failed, detail));
+        return Outcome::failed_because(job, DetailSource::Internal, detail);
     }
     let mut outcome = match job.kind.as_str() {
         "trigger" => run_trigger(&input),
@@ -269,9 +316,10 @@ pub async fn run_job(shared: &WorkerShared, input: StepInput<'_>, previous_statu
         "email" | "sms" | "chat" | "push" => channel::run(shared, &input).await,
         "custom" => custom::run(shared, &input).await,
         "delay" => delay::run(&input),
+        "digest" => digest::run(&input),
         other => {
             let detail = format!("Step type {other} is not run by this version of Herald");
-            Outcome::failed(job, detail.clone()).detail(Detail::internal(job, DetailStatus::Failed, detail))
+            Outcome::failed_because(job, DetailSource::Internal, detail)
         }
     };
     if resumed {

@@ -2,7 +2,7 @@
 //! Only jobs this worker still holds are written; a job whose lease expired belongs to whoever claimed
 //! it since (provider delivery records are facts and are written regardless).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -11,6 +11,7 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
+use super::digest::{self, Merge};
 use super::WorkerShared;
 use crate::db::schema::{jobs, messages};
 use crate::engine::details::{insert_details, Detail, DetailStatus};
@@ -109,7 +110,7 @@ pub async fn commit_outcomes(
                 .await?
                 .into_iter()
                 .collect();
-            let outcomes: Vec<Outcome> =
+            let mut outcomes: Vec<Outcome> =
                 outcomes.into_iter().filter(|outcome| owned.contains(&outcome.job.id)).collect();
             if outcomes.len() < ids.len() {
                 tracing::warn!(lost = ids.len() - outcomes.len(), "jobs taken over by another worker were not written");
@@ -130,19 +131,25 @@ pub async fn commit_outcomes(
                     .await?;
             }
             write_message_updates(conn, &outcomes, now).await?;
+            let merges = digest::resolve_arrivals(conn, &mut outcomes).await?;
             write_jobs(conn, &outcomes, now).await?;
 
             let mut details: Vec<Detail> =
                 outcomes.iter().flat_map(|outcome| outcome.details.iter().cloned()).collect();
-            let advancing: Vec<&Outcome> =
-                outcomes.iter().filter(|outcome| outcome.is_final() && !outcome.stop_following).collect();
+            let advancing: Vec<&Outcome> = outcomes.iter().filter(|outcome| outcome.advances()).collect();
             let queued = queue_next_jobs(conn, &advancing, now).await?;
             let stopping: Vec<Uuid> = outcomes
                 .iter()
                 .filter(|outcome| outcome.stop_following)
                 .map(|outcome| outcome.job.notification_id)
                 .collect();
-            details.extend(cancel_following_jobs(conn, &stopping, now).await?);
+            details.extend(
+                close_following_jobs(conn, &stopping, status::CANCELED, now, |_| {
+                    "Canceled: an earlier step failed and stops the workflow on failure".to_string()
+                })
+                .await?,
+            );
+            details.extend(record_merges(conn, &merges, now).await?);
             insert_details(conn, &details, now).await?;
             Ok(queued)
         })
@@ -164,6 +171,10 @@ async fn write_jobs(conn: &mut AsyncPgConnection, outcomes: &[Outcome], now: Dat
                 "provider_id": outcome.provider_id,
                 "error": outcome.error,
                 "result": outcome.result,
+                "digest": outcome.digest,
+                "digest_key": outcome.digest_key,
+                "digested_into": outcome.digested_into,
+                "schedule_extensions": outcome.schedule_extensions,
             })
         })
         .collect();
@@ -171,8 +182,13 @@ async fn write_jobs(conn: &mut AsyncPgConnection, outcomes: &[Outcome], now: Dat
         conn,
         "UPDATE jobs AS j
          SET status = u.status, run_at = COALESCE(u.run_at, j.run_at), provider_id = COALESCE(u.provider_id, j.provider_id),
-             error = u.error, result = COALESCE(u.result, j.result), lease_owner = NULL, updated_at = $2
-         FROM jsonb_to_recordset($1) AS u(id uuid, status text, run_at timestamptz, provider_id text, error text, result jsonb)
+             error = u.error, result = COALESCE(u.result, j.result), digest = COALESCE(u.digest, j.digest),
+             digest_key = COALESCE(u.digest_key, j.digest_key), digested_into_job_id = u.digested_into,
+             schedule_extensions_count = COALESCE(u.schedule_extensions, j.schedule_extensions_count),
+             lease_owner = NULL, updated_at = $2
+         FROM jsonb_to_recordset($1) AS u(id uuid, status text, run_at timestamptz, provider_id text, error text,
+                                          result jsonb, digest jsonb, digest_key text, digested_into uuid,
+                                          schedule_extensions integer)
          WHERE j.id = u.id",
         updates,
         now,
@@ -273,30 +289,49 @@ async fn queue_next_jobs(conn: &mut AsyncPgConnection, finished: &[&Outcome], no
     Ok(queued)
 }
 
-/// Cancels the jobs still waiting in the given notifications (a step failed with `shouldStopOnFail`).
-async fn cancel_following_jobs(
+/// Points each merged notification at the digest that carries its event, and marks the jobs it still
+/// had waiting as merged: they never run.
+async fn record_merges(conn: &mut AsyncPgConnection, merges: &[Merge], now: DateTime<Utc>) -> AppResult<Vec<Detail>> {
+    if merges.is_empty() {
+        return Ok(Vec::new());
+    }
+    let merged: Vec<Uuid> = merges.iter().map(|merge| merge.notification_id).collect();
+    let windows: Vec<Uuid> = merges.iter().map(|merge| merge.window_notification_id).collect();
+    diesel::sql_query(
+        "UPDATE notifications AS n SET digested_notification_id = m.window_id, updated_at = $3
+         FROM unnest($1, $2) AS m(notification_id, window_id)
+         WHERE n.id = m.notification_id",
+    )
+    .bind::<Array<SqlUuid>, _>(&merged)
+    .bind::<Array<SqlUuid>, _>(&windows)
+    .bind::<Timestamptz, _>(now)
+    .execute(conn)
+    .await?;
+    let window_of: HashMap<Uuid, Uuid> = merged.iter().copied().zip(windows.iter().copied()).collect();
+    close_following_jobs(conn, &merged, status::MERGED, now, |job| {
+        format!("Not run: the event was merged into the digest of notification {}", window_of[&job.notification_id])
+    })
+    .await
+}
+
+/// Moves the jobs still waiting in the given notifications to `new_status` (canceled after a failure
+/// with `shouldStopOnFail`, merged after a digest merge), each with the detail `reason` gives it.
+async fn close_following_jobs(
     conn: &mut AsyncPgConnection,
     notification_ids: &[Uuid],
+    new_status: &str,
     now: DateTime<Utc>,
+    reason: impl Fn(&Job) -> String,
 ) -> AppResult<Vec<Detail>> {
     if notification_ids.is_empty() {
         return Ok(Vec::new());
     }
-    let canceled: Vec<Job> = diesel::update(jobs::table)
+    let closed: Vec<Job> = diesel::update(jobs::table)
         .filter(jobs::notification_id.eq_any(notification_ids))
         .filter(jobs::status.eq(status::PENDING))
-        .set((jobs::status.eq(status::CANCELED), jobs::updated_at.eq(now)))
+        .set((jobs::status.eq(new_status), jobs::updated_at.eq(now)))
         .returning(Job::as_returning())
         .get_results(conn)
         .await?;
-    Ok(canceled
-        .iter()
-        .map(|job| {
-            Detail::internal(
-                job,
-                DetailStatus::Warning,
-                "Canceled: an earlier step failed and stops the workflow on failure",
-            )
-        })
-        .collect())
+    Ok(closed.iter().map(|job| Detail::internal(job, DetailStatus::Warning, reason(job))).collect())
 }

@@ -13,7 +13,7 @@ use crate::domain::integrations::{active_integrations_in, Integration};
 use crate::domain::preferences::{delivery_preferences, DeliveryPreferences};
 use crate::domain::subscribers::Subscriber;
 use crate::domain::workflows::WorkflowRow;
-use crate::engine::jobs::Job;
+use crate::engine::jobs::{status, Job};
 use crate::error::AppResult;
 
 /// The parts of a notification its jobs read.
@@ -24,6 +24,8 @@ pub struct NotificationFacts {
     pub actor_subscriber_id: Option<Uuid>,
     pub tenant_id: Option<Uuid>,
     pub critical: bool,
+    /// The job types the notification has: whether it has a digest step.
+    pub channels: Vec<String>,
 }
 
 /// A finished step of the same notification, as later steps (a custom step) see it.
@@ -48,6 +50,10 @@ pub struct BatchContext {
     pub integrations: Vec<Integration>,
     /// Finished steps by notification, in order (loaded only when a custom step is in the batch).
     pub previous_results: HashMap<Uuid, Vec<StepResult>>,
+    /// Finished digest jobs by notification: (position, digest metadata), for `step.events`.
+    pub digests: HashMap<Uuid, Vec<(i32, Value)>>,
+    /// The events of each digest window closing in this batch (by digest job), in arrival order.
+    pub digest_events: HashMap<Uuid, Vec<Value>>,
 }
 
 impl BatchContext {
@@ -82,7 +88,12 @@ impl BatchContext {
             .load(conn)
             .await?;
         let channel_jobs: Vec<&Job> = batch.iter().filter(|job| is_channel(&job.kind)).collect();
-        let pairs: Vec<(Uuid, Uuid)> = channel_jobs.iter().map(|job| (job.subscriber_id, job.workflow_id)).collect();
+        // Delays and digests read the subscriber's schedule (extendToSchedule).
+        let pairs: Vec<(Uuid, Uuid)> = batch
+            .iter()
+            .filter(|job| is_channel(&job.kind) || job.kind == "delay" || job.kind == "digest")
+            .map(|job| (job.subscriber_id, job.workflow_id))
+            .collect();
         let preferences = if pairs.is_empty() { HashMap::new() } else { delivery_preferences(conn, &pairs).await? };
         let needs_providers = channel_jobs.iter().any(|job| job.kind != "in_app");
         let integrations = if channel_jobs.is_empty() {
@@ -100,6 +111,18 @@ impl BatchContext {
         let custom: Vec<Uuid> =
             batch.iter().filter(|job| job.kind == "custom").map(|job| job.notification_id).collect();
         let previous_results = if custom.is_empty() { HashMap::new() } else { load_results(conn, &custom).await? };
+        let after_digest: Vec<Uuid> = notifications
+            .iter()
+            .filter(|n| n.channels.iter().any(|channel| channel == "digest"))
+            .map(|n| n.id)
+            .collect();
+        let digests = if after_digest.is_empty() { HashMap::new() } else { load_digests(conn, &after_digest).await? };
+        let closing: Vec<Uuid> = batch
+            .iter()
+            .filter(|job| job.kind == "digest" && job.result.as_ref().is_some_and(|result| result.get("windowEnd").is_some()))
+            .map(|job| job.id)
+            .collect();
+        let digest_events = if closing.is_empty() { HashMap::new() } else { load_digest_events(conn, &closing).await? };
         Ok(Self {
             notifications: notifications.into_iter().map(|n| (n.id, n)).collect(),
             subscribers: subscribers.into_iter().map(|s| (s.id, s)).collect(),
@@ -111,6 +134,8 @@ impl BatchContext {
             preferences,
             integrations,
             previous_results,
+            digests,
+            digest_events,
         })
     }
 }
@@ -139,6 +164,43 @@ async fn load_results(
         }
     }
     Ok(results)
+}
+
+async fn load_digests(
+    conn: &mut AsyncPgConnection,
+    notification_ids: &[Uuid],
+) -> AppResult<HashMap<Uuid, Vec<(i32, Value)>>> {
+    let rows: Vec<(Uuid, i32, Option<Value>)> = jobs::table
+        .filter(jobs::notification_id.eq_any(notification_ids))
+        .filter(jobs::type_.eq("digest"))
+        .filter(jobs::status.eq_any([status::COMPLETED, status::SKIPPED]))
+        .select((jobs::notification_id, jobs::position, jobs::digest))
+        .load(conn)
+        .await?;
+    let mut digests: HashMap<Uuid, Vec<(i32, Value)>> = HashMap::new();
+    for (notification_id, position, digest) in rows {
+        digests.entry(notification_id).or_default().push((position, digest.unwrap_or(Value::Null)));
+    }
+    Ok(digests)
+}
+
+/// The payloads of each window: the digest job's own and those merged into it, in arrival order (the
+/// order the triggers were accepted in).
+async fn load_digest_events(
+    conn: &mut AsyncPgConnection,
+    window_job_ids: &[Uuid],
+) -> AppResult<HashMap<Uuid, Vec<Value>>> {
+    let rows: Vec<(Uuid, Option<Uuid>, Value)> = jobs::table
+        .filter(jobs::id.eq_any(window_job_ids).or(jobs::digested_into_job_id.eq_any(window_job_ids)))
+        .order((jobs::created_at, jobs::id))
+        .select((jobs::id, jobs::digested_into_job_id, jobs::payload))
+        .load(conn)
+        .await?;
+    let mut events: HashMap<Uuid, Vec<Value>> = HashMap::new();
+    for (id, window, payload) in rows {
+        events.entry(window.unwrap_or(id)).or_default().push(payload);
+    }
+    Ok(events)
 }
 
 /// A subscriber as templates, filters and the custom step see it: the API's field names.

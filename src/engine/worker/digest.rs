@@ -1,0 +1,232 @@
+//! Digest windows, decided while a batch's outcomes are written. Each digest job of the batch that asks
+//! for its key's window (a [`DigestArrival`]) merges into the key's open window, opens one, or (a
+//! backoff digest with no recent event) goes on at once.
+//!
+//! No race: the decisions for one key are serialised by a transaction-level advisory lock on the key,
+//! taken in sorted order so two batches cannot deadlock. The open window's row is locked as well, so the
+//! worker closing it (claims skip locked rows) cannot take it while an event is merged in, and a window
+//! already claimed is no longer `delayed`, hence no longer open: the next event opens a new one. The
+//! `jobs_open_digest_key` unique index backs this up.
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{Array, Text, Timestamptz, Uuid as SqlUuid};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use serde_json::json;
+use uuid::Uuid;
+
+use crate::engine::details::{Detail, DetailStatus};
+use crate::engine::jobs::status;
+use crate::engine::steps::Outcome;
+use crate::error::AppResult;
+
+/// One digest window: (environment, workflow, step, subscriber, key value).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct WindowKey {
+    environment_id: Uuid,
+    workflow_id: Uuid,
+    step_id: Uuid,
+    subscriber_id: Uuid,
+    key: String,
+}
+
+impl WindowKey {
+    fn of(outcome: &Outcome) -> Option<Self> {
+        let arrival = outcome.digest_arrival.as_ref()?;
+        let job = &outcome.job;
+        Some(Self {
+            environment_id: job.environment_id,
+            workflow_id: job.workflow_id,
+            step_id: job.step_id?,
+            subscriber_id: job.subscriber_id,
+            key: arrival.key.clone(),
+        })
+    }
+
+    fn lock_name(&self) -> String {
+        format!("digest/{}/{}/{}/{}/{}", self.environment_id, self.workflow_id, self.step_id, self.subscriber_id, self.key)
+    }
+}
+
+/// An open window: its digest job and that job's notification.
+#[derive(Debug, Clone, Copy, QueryableByName)]
+struct OpenWindow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    notification_id: Uuid,
+}
+
+/// A notification whose event went into another notification's digest.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Merge {
+    pub notification_id: Uuid,
+    pub window_notification_id: Uuid,
+}
+
+/// Decides the window of every arriving digest job in `outcomes` (rewriting merged and backoff-skipped
+/// ones) and returns the notifications merged into other digests. Runs in the batch's transaction.
+pub async fn resolve_arrivals(conn: &mut AsyncPgConnection, outcomes: &mut [Outcome]) -> AppResult<Vec<Merge>> {
+    let mut arriving: Vec<(usize, WindowKey)> =
+        outcomes.iter().enumerate().filter_map(|(index, outcome)| Some((index, WindowKey::of(outcome)?))).collect();
+    if arriving.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut keys: Vec<WindowKey> = arriving.iter().map(|(_, key)| key.clone()).collect();
+    keys.sort();
+    keys.dedup();
+    lock_keys(conn, &keys).await?;
+    let mut open = open_windows(conn, &keys).await?;
+    let recent = recent_elsewhere(conn, outcomes, &arriving).await?;
+
+    // In arrival order: the earliest event of a key opens its window and the later ones join it.
+    arriving.sort_by_key(|(index, _)| (outcomes[*index].job.created_at, outcomes[*index].job.id));
+    let mut previous_arrival: HashMap<WindowKey, DateTime<Utc>> = HashMap::new();
+    let mut merges = Vec::new();
+    for (index, key) in arriving {
+        let outcome = &mut outcomes[index];
+        let previous = previous_arrival.insert(key.clone(), outcome.job.created_at);
+        if let Some(window) = open.get(&key) {
+            merges.push(Merge { notification_id: outcome.job.notification_id, window_notification_id: window.notification_id });
+            merge_into(outcome, window);
+            continue;
+        }
+        let recent_since = outcome.digest_arrival.as_ref().and_then(|arrival| arrival.recent_since);
+        if let Some(since) = recent_since {
+            let recent_in_batch = previous.is_some_and(|at| at >= since);
+            if !recent_in_batch && !recent.contains(&outcome.job.id) {
+                go_on_at_once(outcome);
+                continue;
+            }
+        }
+        open.insert(key, OpenWindow { id: outcome.job.id, notification_id: outcome.job.notification_id });
+    }
+    Ok(merges)
+}
+
+async fn lock_keys(conn: &mut AsyncPgConnection, keys: &[WindowKey]) -> AppResult<()> {
+    let names: Vec<String> = keys.iter().map(WindowKey::lock_name).collect();
+    diesel::sql_query(
+        "SELECT pg_advisory_xact_lock(hash)
+         FROM (SELECT DISTINCT hashtextextended(name, 0) AS hash FROM unnest($1::text[]) AS name ORDER BY hash) AS keys",
+    )
+    .bind::<Array<Text>, _>(names)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// The keys' open windows, locked (through `jobs_open_digest_key`).
+async fn open_windows(conn: &mut AsyncPgConnection, keys: &[WindowKey]) -> AppResult<HashMap<WindowKey, OpenWindow>> {
+    #[derive(QueryableByName)]
+    struct Row {
+        #[diesel(embed)]
+        window: OpenWindow,
+        #[diesel(sql_type = Text)]
+        digest_key: String,
+        #[diesel(sql_type = SqlUuid)]
+        environment_id: Uuid,
+        #[diesel(sql_type = SqlUuid)]
+        workflow_id: Uuid,
+        #[diesel(sql_type = SqlUuid)]
+        step_id: Uuid,
+        #[diesel(sql_type = SqlUuid)]
+        subscriber_id: Uuid,
+    }
+    let rows: Vec<Row> = diesel::sql_query(
+        "SELECT j.id, j.notification_id, j.digest_key, j.environment_id, j.workflow_id, j.step_id, j.subscriber_id
+         FROM jobs AS j, unnest($1, $2, $3, $4, $5) AS k(environment_id, workflow_id, step_id, subscriber_id, digest_key)
+         WHERE j.type = 'digest' AND j.status = 'delayed'
+           AND j.environment_id = k.environment_id AND j.workflow_id = k.workflow_id AND j.step_id = k.step_id
+           AND j.subscriber_id = k.subscriber_id AND j.digest_key = k.digest_key
+         FOR UPDATE OF j",
+    )
+    .bind::<Array<SqlUuid>, _>(keys.iter().map(|key| key.environment_id).collect::<Vec<_>>())
+    .bind::<Array<SqlUuid>, _>(keys.iter().map(|key| key.workflow_id).collect::<Vec<_>>())
+    .bind::<Array<SqlUuid>, _>(keys.iter().map(|key| key.step_id).collect::<Vec<_>>())
+    .bind::<Array<SqlUuid>, _>(keys.iter().map(|key| key.subscriber_id).collect::<Vec<_>>())
+    .bind::<Array<Text>, _>(keys.iter().map(|key| key.key.clone()).collect::<Vec<_>>())
+    .load(conn)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let key = WindowKey {
+                environment_id: row.environment_id,
+                workflow_id: row.workflow_id,
+                step_id: row.step_id,
+                subscriber_id: row.subscriber_id,
+                key: row.digest_key,
+            };
+            (key, row.window)
+        })
+        .collect())
+}
+
+/// The backoff arrivals (by job id) with a recent event of their key outside this batch: a digest job of
+/// the key created in the look-back window before them.
+async fn recent_elsewhere(
+    conn: &mut AsyncPgConnection,
+    outcomes: &[Outcome],
+    arriving: &[(usize, WindowKey)],
+) -> AppResult<HashSet<Uuid>> {
+    let backoff: Vec<(&Outcome, &WindowKey, DateTime<Utc>)> = arriving
+        .iter()
+        .filter_map(|(index, key)| {
+            let outcome = &outcomes[*index];
+            Some((outcome, key, outcome.digest_arrival.as_ref()?.recent_since?))
+        })
+        .collect();
+    if backoff.is_empty() {
+        return Ok(HashSet::new());
+    }
+    #[derive(QueryableByName)]
+    struct Recent {
+        #[diesel(sql_type = SqlUuid)]
+        job_id: Uuid,
+    }
+    let recent: Vec<Recent> = diesel::sql_query(
+        "SELECT k.job_id
+         FROM unnest($1, $2, $3, $4, $5, $6, $7, $8)
+              AS k(environment_id, workflow_id, step_id, subscriber_id, digest_key, job_id, created_at, since)
+         WHERE EXISTS (
+             SELECT 1 FROM jobs AS j
+             WHERE j.type = 'digest' AND j.environment_id = k.environment_id AND j.workflow_id = k.workflow_id
+               AND j.step_id = k.step_id AND j.subscriber_id = k.subscriber_id AND j.digest_key = k.digest_key
+               AND j.created_at >= k.since AND (j.created_at, j.id) < (k.created_at, k.job_id))",
+    )
+    .bind::<Array<SqlUuid>, _>(backoff.iter().map(|(_, key, _)| key.environment_id).collect::<Vec<_>>())
+    .bind::<Array<SqlUuid>, _>(backoff.iter().map(|(_, key, _)| key.workflow_id).collect::<Vec<_>>())
+    .bind::<Array<SqlUuid>, _>(backoff.iter().map(|(_, key, _)| key.step_id).collect::<Vec<_>>())
+    .bind::<Array<SqlUuid>, _>(backoff.iter().map(|(_, key, _)| key.subscriber_id).collect::<Vec<_>>())
+    .bind::<Array<Text>, _>(backoff.iter().map(|(_, key, _)| key.key.clone()).collect::<Vec<_>>())
+    .bind::<Array<SqlUuid>, _>(backoff.iter().map(|(outcome, _, _)| outcome.job.id).collect::<Vec<_>>())
+    .bind::<Array<Timestamptz>, _>(backoff.iter().map(|(outcome, _, _)| outcome.job.created_at).collect::<Vec<_>>())
+    .bind::<Array<Timestamptz>, _>(backoff.iter().map(|(_, _, since)| *since).collect::<Vec<_>>())
+    .load(conn)
+    .await?;
+    Ok(recent.into_iter().map(|recent| recent.job_id).collect())
+}
+
+/// The job joins `window`: it is done, and its notification stops here (the window's carries the event).
+fn merge_into(outcome: &mut Outcome, window: &OpenWindow) {
+    outcome.status = status::MERGED;
+    outcome.run_at = None;
+    outcome.result = None;
+    outcome.schedule_extensions = None;
+    outcome.digested_into = Some(window.id);
+    let detail = format!("Merged into the open digest window of notification {}", window.notification_id);
+    outcome.details = vec![Detail::internal(&outcome.job, DetailStatus::Success, detail)];
+}
+
+/// A backoff digest with no recent event: the step is skipped and the event goes on at once, alone.
+fn go_on_at_once(outcome: &mut Outcome) {
+    outcome.status = status::SKIPPED;
+    outcome.run_at = None;
+    outcome.result = Some(json!({ "total_count": 1 }));
+    outcome.schedule_extensions = None;
+    let detail = "No event in the backoff look-back window: the digest is skipped and the event goes on at once";
+    outcome.details = vec![Detail::internal(&outcome.job, DetailStatus::Success, detail)];
+}
