@@ -26,6 +26,11 @@ impl Clock {
     pub fn advance(&self, by: TimeDelta) {
         self.offset_millis.fetch_add(by.num_milliseconds(), Ordering::Relaxed);
     }
+
+    /// Sets this clock (and its clones) to `at`; it runs on from there.
+    pub fn set(&self, at: DateTime<Utc>) {
+        self.offset_millis.store((at - Utc::now()).num_milliseconds(), Ordering::Relaxed);
+    }
 }
 
 #[cfg(test)]

@@ -7,9 +7,9 @@ use jsonschema::paths::LocationSegment;
 use serde_json::Value;
 
 use super::controls::{data_schema, StepKind};
-use crate::engine::steps::WindowRule;
 use super::{StepDefinition, WorkflowDefinition, MAX_STEPS, ORIGINS, SEVERITIES};
 use crate::domain::validation::Validator;
+use crate::engine::steps::WindowRule;
 use crate::error::AppResult;
 
 /// One compiled validator per step kind, in `StepKind::ALL` order.

@@ -29,9 +29,7 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
     }
     let integration = match pick_integration(input, channel) {
         Ok(integration) => integration,
-        Err(detail) => {
-            return Outcome::failed_because(job, DetailSource::Credentials, detail)
-        }
+        Err(detail) => return Outcome::failed_because(job, DetailSource::Credentials, detail),
     };
     let provider_id = integration.row.provider_id.clone();
     let mut job_with_provider = job.clone();

@@ -27,7 +27,7 @@ use crate::domain::subscribers::Subscriber;
 use crate::domain::workflows::WorkflowRow;
 
 pub use channel::Channel;
-pub use digest::{step_context, DigestArrival, WindowRule};
+pub use digest::{key_value as digest_key_value, step_context, DigestArrival, WindowRule};
 
 /// A message row to insert (once: `ON CONFLICT (job_id) DO NOTHING`).
 #[derive(Debug, Clone, PartialEq)]

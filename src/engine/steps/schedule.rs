@@ -94,7 +94,8 @@ impl<'a> StepInput<'a> {
                 ),
             ))),
             Fit::Extend { until, count } => {
-                let mut outcome = Outcome::park(job, status, until).detail(extension_detail(self, self.now, until, count));
+                let mut outcome =
+                    Outcome::park(job, status, until).detail(extension_detail(self, self.now, until, count));
                 outcome.schedule_extensions = Some(count);
                 Err(Box::new(outcome))
             }

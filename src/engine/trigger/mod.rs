@@ -13,6 +13,7 @@ use uuid::Uuid;
 
 use super::details::{insert_details, Detail, DetailStatus};
 use super::jobs::{self, status, Job};
+use super::steps::digest_key_value;
 use super::EngineContext;
 use crate::db::schema::{jobs as jobs_table, workflows};
 use crate::domain::subscribers::upsert_credentials;
@@ -239,7 +240,12 @@ impl FanoutPlan<'_> {
             };
             jobs.push(job(0, "trigger", None, jobs::trigger_snapshot(workflow.id)));
             for (index, step) in steps.iter().enumerate() {
-                jobs.push(job(index + 1, &step.kind, Some(step.id), jobs::step_snapshot(step)));
+                let mut step_job = job(index + 1, &step.kind, Some(step.id), jobs::step_snapshot(step));
+                // Known now, so a backoff digest sees every event of its key triggered before it.
+                if step.kind == "digest" {
+                    step_job.digest_key = Some(digest_key_value(&step.control_values, &self.payload));
+                }
+                jobs.push(step_job);
             }
         }
         (notifications, jobs)

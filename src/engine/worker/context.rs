@@ -119,10 +119,13 @@ impl BatchContext {
         let digests = if after_digest.is_empty() { HashMap::new() } else { load_digests(conn, &after_digest).await? };
         let closing: Vec<Uuid> = batch
             .iter()
-            .filter(|job| job.kind == "digest" && job.result.as_ref().is_some_and(|result| result.get("windowEnd").is_some()))
+            .filter(|job| {
+                job.kind == "digest" && job.result.as_ref().is_some_and(|result| result.get("windowEnd").is_some())
+            })
             .map(|job| job.id)
             .collect();
-        let digest_events = if closing.is_empty() { HashMap::new() } else { load_digest_events(conn, &closing).await? };
+        let digest_events =
+            if closing.is_empty() { HashMap::new() } else { load_digest_events(conn, &closing).await? };
         Ok(Self {
             notifications: notifications.into_iter().map(|n| (n.id, n)).collect(),
             subscribers: subscribers.into_iter().map(|s| (s.id, s)).collect(),

@@ -46,7 +46,10 @@ impl WindowKey {
     }
 
     fn lock_name(&self) -> String {
-        format!("digest/{}/{}/{}/{}/{}", self.environment_id, self.workflow_id, self.step_id, self.subscriber_id, self.key)
+        format!(
+            "digest/{}/{}/{}/{}/{}",
+            self.environment_id, self.workflow_id, self.step_id, self.subscriber_id, self.key
+        )
     }
 }
 
@@ -83,23 +86,21 @@ pub async fn resolve_arrivals(conn: &mut AsyncPgConnection, outcomes: &mut [Outc
 
     // In arrival order: the earliest event of a key opens its window and the later ones join it.
     arriving.sort_by_key(|(index, _)| (outcomes[*index].job.created_at, outcomes[*index].job.id));
-    let mut previous_arrival: HashMap<WindowKey, DateTime<Utc>> = HashMap::new();
     let mut merges = Vec::new();
     for (index, key) in arriving {
         let outcome = &mut outcomes[index];
-        let previous = previous_arrival.insert(key.clone(), outcome.job.created_at);
         if let Some(window) = open.get(&key) {
-            merges.push(Merge { notification_id: outcome.job.notification_id, window_notification_id: window.notification_id });
+            merges.push(Merge {
+                notification_id: outcome.job.notification_id,
+                window_notification_id: window.notification_id,
+            });
             merge_into(outcome, window);
             continue;
         }
-        let recent_since = outcome.digest_arrival.as_ref().and_then(|arrival| arrival.recent_since);
-        if let Some(since) = recent_since {
-            let recent_in_batch = previous.is_some_and(|at| at >= since);
-            if !recent_in_batch && !recent.contains(&outcome.job.id) {
-                go_on_at_once(outcome);
-                continue;
-            }
+        let backoff = outcome.digest_arrival.as_ref().is_some_and(|arrival| arrival.recent_since.is_some());
+        if backoff && !recent.contains(&outcome.job.id) {
+            go_on_at_once(outcome);
+            continue;
         }
         open.insert(key, OpenWindow { id: outcome.job.id, notification_id: outcome.job.notification_id });
     }
@@ -165,8 +166,9 @@ async fn open_windows(conn: &mut AsyncPgConnection, keys: &[WindowKey]) -> AppRe
         .collect())
 }
 
-/// The backoff arrivals (by job id) with a recent event of their key outside this batch: a digest job of
-/// the key created in the look-back window before them.
+/// The backoff arrivals (by job id) with a recent event of their key: a digest job of the key created in
+/// the look-back window before them. Digest jobs get their key when the trigger stores them, so this sees
+/// every earlier event, whether its digest step has run yet or not.
 async fn recent_elsewhere(
     conn: &mut AsyncPgConnection,
     outcomes: &[Outcome],

@@ -8,21 +8,6 @@ use super::fixtures::*;
 use super::receiver::Receiver;
 use crate::support::TestServer;
 
-const SECRET: &str = "whsec-test";
-
-async fn email_integration(server: &TestServer, receiver: &Receiver) {
-    create_integration(
-        server,
-        json!({"providerId": "email-webhook", "channel": "email", "identifier": "mail-hook", "active": true,
-               "credentials": {"webhookUrl": receiver.url("/mail"), "secretKey": SECRET, "from": "shop@example.com"}}),
-    )
-    .await;
-}
-
-fn email_step() -> Value {
-    json!({"name": "Mail", "type": "email", "controlValues": {"subject": "Order {{ payload.orderId }}", "body": "<p>Hello {{ subscriber.firstName }}</p>"}})
-}
-
 fn ada() -> Value {
     json!({"subscriberId": "ada", "firstName": "Ada", "email": "ada@example.com", "phone": "+15550001"})
 }

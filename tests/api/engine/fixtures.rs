@@ -7,6 +7,7 @@ use diesel_async::RunQueryDsl;
 use reqwest::Method;
 use serde_json::{json, Value};
 
+use super::receiver::Receiver;
 use crate::support::TestServer;
 
 /// Creates an active workflow `identifier` with `steps` (`{name, type, controlValues, …}`) over REST.
@@ -30,6 +31,24 @@ pub fn in_app_step() -> Value {
         "redirect": {"url": "https://shop.example/orders/{{ payload.orderId }}", "target": "_self"},
         "primaryAction": {"label": "Track", "redirect": {"url": "https://shop.example/track"}}
     }})
+}
+
+/// The signing secret of the test webhook integrations.
+pub const SECRET: &str = "whsec-test";
+
+/// An active email-webhook integration posting to `receiver`'s `/mail`.
+pub async fn email_integration(server: &TestServer, receiver: &Receiver) {
+    create_integration(
+        server,
+        json!({"providerId": "email-webhook", "channel": "email", "identifier": "mail-hook", "active": true,
+               "credentials": {"webhookUrl": receiver.url("/mail"), "secretKey": SECRET, "from": "shop@example.com"}}),
+    )
+    .await;
+}
+
+/// An email step rendering the payload and the subscriber.
+pub fn email_step() -> Value {
+    json!({"name": "Mail", "type": "email", "controlValues": {"subject": "Order {{ payload.orderId }}", "body": "<p>Hello {{ subscriber.firstName }}</p>"}})
 }
 
 /// Creates an active integration over REST and returns it.
@@ -76,7 +95,12 @@ pub async fn wait_until_settled(server: &TestServer) {
 
 /// The events of a transaction, through the activity API.
 pub async fn events_of(server: &TestServer, transaction_id: &str) -> Vec<Value> {
-    let (status, body) = server.get_json(&format!("/v1/notifications?transactionId={transaction_id}&limit=50")).await;
+    // A wide time window: tests move the engine's clock, so events may be dated far from the real now.
+    let (status, body) = server
+        .get_json(&format!(
+            "/v1/notifications?transactionId={transaction_id}&limit=50&after=2000-01-01T00:00:00Z&before=2999-01-01T00:00:00Z"
+        ))
+        .await;
     assert_eq!(status, 200, "{body}");
     body["data"].as_array().unwrap().clone()
 }

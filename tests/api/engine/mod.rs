@@ -4,6 +4,7 @@
 mod channels;
 mod crash;
 mod delay;
+mod digest;
 mod fixtures;
 mod in_app;
 mod receiver;

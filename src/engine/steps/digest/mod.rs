@@ -52,7 +52,8 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
         match look_back_window(controls).and_then(|spec| super::delay::regular_end(&spec, job.created_at, timezone)) {
             Some(look_back_end) => Some(job.created_at - (look_back_end - job.created_at)),
             None => {
-                let reason = format!("A backoff digest needs a lookBackWindow with an amount and a unit, got {controls}");
+                let reason =
+                    format!("A backoff digest needs a lookBackWindow with an amount and a unit, got {controls}");
                 return Outcome::failed_because(job, DetailSource::Internal, reason);
             }
         }
@@ -118,10 +119,17 @@ fn look_back_window(controls: &Value) -> Option<Value> {
 
 /// The job's digest metadata (the API's `DigestMetadata`).
 fn metadata(controls: &Value, rule: &WindowRule, events: Vec<Value>) -> Value {
-    let kind = if is_backoff(controls) { "backoff" } else if controls["type"] == "timed" { "timed" } else { "regular" };
+    let kind = if is_backoff(controls) {
+        "backoff"
+    } else if controls["type"] == "timed" {
+        "timed"
+    } else {
+        "regular"
+    };
     let mut metadata = Map::new();
     metadata.insert("type".into(), json!(kind));
-    for (field, value) in [("digestKey", &controls["digestKey"]), ("amount", &controls["amount"]), ("unit", &controls["unit"])]
+    for (field, value) in
+        [("digestKey", &controls["digestKey"]), ("amount", &controls["amount"]), ("unit", &controls["unit"])]
     {
         if !value.is_null() {
             metadata.insert(field.into(), value.clone());

@@ -120,7 +120,9 @@ fn crate_weekdays(field: &str) -> Result<String, String> {
     let invalid = || format!("day of week `{field}` is invalid");
     let parts = field.split(',').map(|part| {
         let (range, step) = match part.split_once('/') {
-            Some((range, step)) => (range, Some(step.parse::<usize>().ok().filter(|step| *step > 0).ok_or_else(invalid)?)),
+            Some((range, step)) => {
+                (range, Some(step.parse::<usize>().ok().filter(|step| *step > 0).ok_or_else(invalid)?))
+            }
             None => (part, None),
         };
         if !range.starts_with(|c: char| c.is_ascii_digit()) {
@@ -177,17 +179,22 @@ fn timed_rule(controls: &Value) -> Result<WindowRule, String> {
                 "day" => OrdinalValue::Day,
                 "weekday" => OrdinalValue::Weekday,
                 "weekend" => OrdinalValue::Weekend,
-                day => OrdinalValue::Only(Weekday::from_str(day).map_err(|_| format!("timed.ordinalValue `{day}` is invalid"))?),
+                day => OrdinalValue::Only(
+                    Weekday::from_str(day).map_err(|_| format!("timed.ordinalValue `{day}` is invalid"))?,
+                ),
             };
             return Ok(WindowRule::MonthlyOrdinal { ordinal, value, at });
         }
         "months" => {
-            let days = names(&timed["monthDays"], |day| day.parse::<u32>().ok().filter(|day| (1..=31).contains(day)).map(|day| day.to_string()))?;
+            let days = names(&timed["monthDays"], |day| {
+                day.parse::<u32>().ok().filter(|day| (1..=31).contains(day)).map(|day| day.to_string())
+            })?;
             format!("0 {minute} {hour} {} * *", if days.is_empty() { "1".into() } else { days.join(",") })
         }
         other => return Err(format!("a timed digest cannot repeat in {other}")),
     };
-    let schedule = cron::Schedule::from_str(&expression).map_err(|error| format!("the timed schedule is invalid: {error}"))?;
+    let schedule =
+        cron::Schedule::from_str(&expression).map_err(|error| format!("the timed schedule is invalid: {error}"))?;
     Ok(WindowRule::Cron { schedule: Box::new(schedule), expression })
 }
 
@@ -208,7 +215,8 @@ fn names(list: &Value, read: impl Fn(&str) -> Option<String>) -> Result<Vec<Stri
 
 /// The `ordinal`th day of `month` (any date in it) that `value` counts.
 fn ordinal_day(month: NaiveDate, ordinal: Ordinal, value: OrdinalValue) -> Option<NaiveDate> {
-    let mut days = month.with_day(1)?.iter_days().take_while(|day| day.month() == month.month()).filter(|day| value.matches(*day));
+    let mut days =
+        month.with_day(1)?.iter_days().take_while(|day| day.month() == month.month()).filter(|day| value.matches(*day));
     match ordinal {
         Ordinal::Nth(n) => days.nth(n - 1),
         Ordinal::Last => days.last(),
