@@ -18,6 +18,11 @@ pub enum DetailStatus {
     Queued,
 }
 
+/// An instant as execution details write it: UTC to the second (`2026-11-30T09:00:00Z`).
+pub fn instant_text(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
 impl DetailStatus {
     fn as_str(self) -> &'static str {
         match self {

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::{payload_value, Outcome, StepInput};
 use crate::domain::preferences::resolve_local;
-use crate::engine::details::{Detail, DetailSource, DetailStatus};
+use crate::engine::details::{instant_text, Detail, DetailSource, DetailStatus};
 use crate::engine::jobs::{status, StepView};
 
 pub fn run(input: &StepInput<'_>) -> Outcome {
@@ -36,7 +36,7 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
     let end = if controls["type"] == "scheduled" {
         match scheduled_end(controls, &job.payload) {
             Ok(end) if end <= input.now => {
-                let detail = format!("The scheduled time {} is in the past; continuing at once", end.to_rfc3339());
+                let detail = format!("The scheduled time {} is in the past; continuing at once", instant_text(end));
                 return Outcome::completed(job).detail(Detail::new(
                     job,
                     DetailStatus::Warning,
@@ -64,7 +64,7 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
     let mut outcome = Outcome::park(job, status::DELAYED, end).detail(Detail::internal(
         job,
         DetailStatus::Pending,
-        format!("Delayed until {}", end.to_rfc3339()),
+        format!("Delayed until {}", instant_text(end)),
     ));
     outcome.result = Some(serde_json::json!({ "delayedUntil": end }));
     input.fit_wait_to_schedule(outcome)

@@ -9,7 +9,7 @@ use chrono_tz::Tz;
 
 use super::{Outcome, StepInput};
 use crate::domain::preferences::Schedule;
-use crate::engine::details::{Detail, DetailStatus};
+use crate::engine::details::{instant_text, Detail, DetailStatus};
 use crate::engine::jobs::{status, StepView};
 
 /// How many times one delay or digest job may be moved to the subscriber's schedule.
@@ -44,7 +44,7 @@ impl<'a> StepInput<'a> {
         }
         let next = schedule
             .next_open_at(self.now, timezone)
-            .map_or("it has no open hours".to_string(), |next| format!("it opens next at {}", next.to_rfc3339()));
+            .map_or("it has no open hours".to_string(), |next| format!("it opens next at {}", instant_text(next)));
         let detail = format!("Step canceled: outside the subscriber's schedule (timezone {timezone}; {next})");
         let job = self.job;
         Err(Box::new(Outcome::new(job, status::CANCELED).detail(Detail::internal(job, DetailStatus::Warning, detail))))
@@ -110,8 +110,8 @@ fn extension_detail(input: &StepInput<'_>, end: DateTime<Utc>, until: DateTime<U
         format!(
             "Extended to the subscriber's schedule: {} is outside it, waiting until {} (extension {count} of \
              {MAX_SCHEDULE_EXTENSIONS})",
-            end.to_rfc3339(),
-            until.to_rfc3339()
+            instant_text(end),
+            instant_text(until)
         ),
     )
 }

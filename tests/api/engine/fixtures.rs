@@ -93,6 +93,28 @@ pub async fn wait_until_settled(server: &TestServer) {
     }
 }
 
+/// Waits until no job of the environment is due or running: what is left waits for the clock (`delayed`
+/// or `queued` until a later time) or for its predecessor (`pending`).
+pub async fn wait_until_only_waiting(server: &TestServer) {
+    use herald::db::schema::jobs;
+    for _ in 0..600 {
+        let mut conn = server.pool.get().await.unwrap();
+        let due = jobs::status.eq_any(["queued", "delayed"]).and(jobs::run_at.le(server.clock.now()));
+        let busy: i64 = jobs::table
+            .filter(jobs::environment_id.eq(server.environment_id))
+            .filter(due.or(jobs::status.eq("running")))
+            .count()
+            .get_result(&mut conn)
+            .await
+            .unwrap();
+        if busy == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("jobs still queued or running after 30 s");
+}
+
 /// The events of a transaction, through the activity API.
 pub async fn events_of(server: &TestServer, transaction_id: &str) -> Vec<Value> {
     // A wide time window: tests move the engine's clock, so events may be dated far from the real now.

@@ -8,4 +8,5 @@ mod digest;
 mod fixtures;
 mod in_app;
 mod receiver;
+mod schedule;
 mod trigger;

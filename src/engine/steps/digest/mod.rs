@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
 use super::{payload_value, Outcome, StepInput};
-use crate::engine::details::{Detail, DetailSource, DetailStatus};
+use crate::engine::details::{instant_text, Detail, DetailSource, DetailStatus};
 use crate::engine::jobs::{status, StepView};
 pub use window::WindowRule;
 
@@ -64,7 +64,7 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
     let mut outcome = Outcome::park(job, status::DELAYED, end).detail(Detail::internal(
         job,
         DetailStatus::Pending,
-        format!("Digest window opened until {}", end.to_rfc3339()),
+        format!("Digest window opened until {}", instant_text(end)),
     ));
     outcome.result = Some(json!({ WINDOW_END: end }));
     outcome.digest = Some(metadata(controls, &rule, vec![job.payload.clone()]));
