@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use futures_util::StreamExt;
 use serde_json::json;
 use tokio::sync::Mutex;
 
@@ -174,13 +175,7 @@ async fn assert_exactly_once(conn: &mut AsyncPgConnection, acknowledged: &[Strin
     assert!(notifications as usize >= acknowledged.len());
     assert_eq!(count(conn, "SELECT count(*) AS n FROM messages").await, notifications);
     assert_eq!(count(conn, "SELECT count(*) AS n FROM jobs WHERE status <> 'completed'").await, 0);
-    let doubled = count(
-        conn,
-        "SELECT count(*) AS n FROM (SELECT job_id FROM execution_details WHERE detail = 'In-app message created'
-         GROUP BY job_id HAVING count(*) > 1) AS twice",
-    )
-    .await;
-    assert_eq!(doubled, 0, "a job ran its step twice");
+    assert_eq!(jobs_logging(conn, "in_app", "In-app message created", "> 1").await, 0, "a job ran its step twice");
     let ids: Vec<String> = acknowledged.to_vec();
     #[derive(QueryableByName)]
     struct PerTransaction {
@@ -248,4 +243,106 @@ async fn two_worker_processes_share_one_database_without_running_a_job_twice() {
     let _workers = [Herald::start(&url, &free_addr(), "worker"), Herald::start(&url, &free_addr(), "worker")];
     wait_until_settled(&mut conn).await;
     assert_exactly_once(&mut conn, &acknowledged).await;
+}
+
+/// How many `kind` jobs logged `detail` a number of times matching `times` (`= 1`, `> 1`).
+async fn jobs_logging(conn: &mut AsyncPgConnection, kind: &str, detail: &str, times: &str) -> i64 {
+    let sql = format!(
+        "SELECT count(*) AS n FROM (
+             SELECT d.job_id FROM execution_details AS d JOIN jobs AS j ON j.id = d.job_id
+             WHERE d.detail = '{detail}' AND j.type = '{kind}' GROUP BY d.job_id HAVING count(*) {times}
+         ) AS per_job"
+    );
+    count(conn, &sql).await
+}
+
+/// Polls `sql` (a count) until it reaches `expected`.
+async fn wait_for_count(conn: &mut AsyncPgConnection, sql: &str, expected: i64) {
+    for _ in 0..200 {
+        if count(conn, sql).await == expected {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("`{sql}` never reached {expected}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn delayed_and_digesting_jobs_survive_a_kill_and_fire_once_after_restart() {
+    const EACH: usize = 100;
+    let url = fresh_schema_url().await;
+    let key = prepare(&url);
+    let addr = free_addr();
+    let mut first = Herald::start(&url, &addr, "all");
+    wait_healthy(&addr).await;
+    let inbox = |body: &str| json!({"name": "Inbox", "type": "in_app", "controlValues": {"body": body}});
+    let wait = json!({"workflowId": "wait", "name": "wait", "active": true, "steps": [
+        {"name": "Wait", "type": "delay", "controlValues": {"type": "regular", "amount": 6, "unit": "seconds"}},
+        inbox("waited {{ payload.n }}")]});
+    let bundle = json!({"workflowId": "bundle", "name": "bundle", "active": true, "steps": [
+        {"name": "Digest", "type": "digest", "controlValues": {"type": "regular", "amount": 6, "unit": "seconds"}},
+        inbox("{{ step.total_count }}:{% for event in step.events %} {{ event.n }}{% endfor %}")]});
+    assert!(post(&addr, &key, "/v2/workflows", wait).await.is_some());
+    assert!(post(&addr, &key, "/v2/workflows", bundle).await.is_some());
+
+    // Real seconds: 100 delays for 100 subscribers, and 100 digest events for two subscribers.
+    let triggers = (0..EACH).flat_map(|n| {
+        [
+            json!({"name": "wait", "to": format!("w-{n}"), "payload": {"n": n}}),
+            json!({"name": "bundle", "to": format!("d-{}", n % 2), "payload": {"n": n}}),
+        ]
+    });
+    let answers: Vec<Option<serde_json::Value>> =
+        futures_util::stream::iter(triggers.map(|body| post(&addr, &key, "/v1/events/trigger", body)))
+            .buffer_unordered(16)
+            .collect()
+            .await;
+    assert!(answers.iter().all(|answer| answer.as_ref().is_some_and(|a| a["acknowledged"] == true)));
+    let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
+    wait_for_count(&mut conn, "SELECT count(*) AS n FROM jobs WHERE type = 'delay' AND status = 'delayed'", 100).await;
+    wait_for_count(
+        &mut conn,
+        "SELECT count(*) AS n FROM jobs WHERE type = 'digest' AND status IN ('delayed', 'merged')",
+        100,
+    )
+    .await;
+    first.kill();
+    assert_eq!(count(&mut conn, "SELECT count(*) AS n FROM messages").await, 0, "killed while everything waits");
+
+    let _second = Herald::start(&url, &addr, "all");
+    wait_until_settled(&mut conn).await;
+    assert_eq!(jobs_logging(&mut conn, "delay", "Delay finished", "= 1").await, 100);
+    assert_eq!(jobs_logging(&mut conn, "delay", "Delay finished", "> 1").await, 0);
+    assert_eq!(jobs_logging(&mut conn, "in_app", "In-app message created", "> 1").await, 0);
+    assert_eq!(
+        count(&mut conn, "SELECT count(*) AS n FROM messages WHERE content #>> '{}' LIKE 'waited %'").await,
+        100
+    );
+
+    // One digest per subscriber, fired once, holding each of its 50 events exactly once.
+    let bodies: Vec<String> = {
+        #[derive(QueryableByName)]
+        struct Body {
+            #[diesel(sql_type = diesel::sql_types::Text)]
+            body: String,
+        }
+        let rows: Vec<Body> = diesel::sql_query(
+            "SELECT content #>> '{}' AS body FROM messages WHERE content #>> '{}' NOT LIKE 'waited %'",
+        )
+        .load(&mut conn)
+        .await
+        .unwrap();
+        rows.into_iter().map(|row| row.body).collect()
+    };
+    assert_eq!(bodies.len(), 2, "{bodies:?}");
+    let mut numbers: Vec<usize> = Vec::new();
+    for body in &bodies {
+        let (total, list) = body.split_once(':').unwrap();
+        assert_eq!(total, "50", "{body}");
+        numbers.extend(list.split_whitespace().map(|n| n.parse::<usize>().unwrap()));
+    }
+    numbers.sort_unstable();
+    assert_eq!(numbers, (0..EACH).collect::<Vec<_>>());
+    assert_eq!(jobs_logging(&mut conn, "digest", "Digest window closed with 50 events", "= 1").await, 2);
+    assert_eq!(jobs_logging(&mut conn, "digest", "Digest window closed with 50 events", "> 1").await, 0);
 }

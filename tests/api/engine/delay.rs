@@ -87,3 +87,53 @@ async fn a_scheduled_delay_in_the_past_runs_at_once_and_a_missing_date_cancels_t
     assert_eq!(details(job(event, "delay")), ["The payload has no sendAt for the scheduled delay"]);
     assert_eq!(job(event, "in_app")["status"], "canceled");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_unit_counts_as_documented_and_scheduled_dates_are_read_from_the_payload() {
+    let server = TestServer::start().await;
+    server.clock.set(chrono::DateTime::parse_from_rfc3339("2026-01-31T10:00:00Z").unwrap().into());
+    let units = [
+        ("seconds", 30, "2026-01-31T10:00:30Z"),
+        ("minutes", 5, "2026-01-31T10:05:00Z"),
+        ("hours", 2, "2026-01-31T12:00:00Z"),
+        ("days", 1, "2026-02-01T10:00:00Z"),
+        ("weeks", 2, "2026-02-14T10:00:00Z"),
+        ("months", 1, "2026-02-28T10:00:00Z"),
+    ];
+    let mut waiting = Vec::new();
+    for (unit, amount, until) in units {
+        let identifier = format!("wait-{unit}");
+        let delay = json!({"name": "Wait", "type": "delay", "controlValues": {"type": "regular", "amount": amount, "unit": unit}});
+        create_workflow(&server, &identifier, json!([delay, in_app_step()])).await;
+        let transaction_id = trigger_processed(&server, json!({"name": identifier, "to": "ada"})).await;
+        waiting.push((transaction_id, format!("Delayed until {until}")));
+    }
+    create_workflow(
+        &server,
+        "scheduled",
+        json!([{"name": "Wait", "type": "delay", "controlValues": {"type": "scheduled", "delayPath": "send.at"}}, in_app_step()]),
+    )
+    .await;
+    let future = trigger_processed(
+        &server,
+        json!({"name": "scheduled", "to": "ada", "payload": {"send": {"at": "2026-02-01T08:00:00+02:00"}}}),
+    )
+    .await;
+    waiting.push((future, "Delayed until 2026-02-01T06:00:00Z".to_string()));
+    let unparsable = trigger_processed(
+        &server,
+        json!({"name": "scheduled", "to": "ada", "payload": {"send": {"at": "next tuesday"}}}),
+    )
+    .await;
+    wait_until_only_waiting(&server).await;
+
+    for (transaction_id, expected) in &waiting {
+        let event = &events_of(&server, transaction_id).await[0];
+        assert_eq!(job(event, "delay")["status"], "delayed", "{expected}");
+        assert_eq!(details(job(event, "delay")), [expected.as_str()]);
+    }
+    let event = &events_of(&server, &unparsable).await[0];
+    assert_eq!(job(event, "delay")["status"], "failed");
+    assert_eq!(details(job(event, "delay")), ["payload.send.at is not an ISO 8601 date-time: \"next tuesday\""]);
+    assert_eq!(job(event, "in_app")["status"], "canceled");
+}
