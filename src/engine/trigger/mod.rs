@@ -14,6 +14,7 @@ use uuid::Uuid;
 use super::details::{insert_details, Detail, DetailStatus};
 use super::jobs::{self, status, Job};
 use super::steps::digest_key_value;
+use super::worker::digest;
 use super::EngineContext;
 use crate::db::schema::{jobs as jobs_table, workflows};
 use crate::domain::subscribers::upsert_credentials;
@@ -319,20 +320,32 @@ pub async fn cancel_transaction(
         if !store::transaction_exists(conn, tenant.environment_id, transaction_id).await? {
             return Err(AppError::NotFound(format!("No trigger with transactionId {transaction_id}")));
         }
+        let of_transaction =
+            || jobs_table::environment_id.eq(tenant.environment_id).and(jobs_table::transaction_id.eq(transaction_id));
+        let open_windows: Vec<Job> = jobs_table::table
+            .filter(of_transaction())
+            .filter(jobs_table::type_.eq("digest"))
+            .filter(jobs_table::status.eq(status::DELAYED))
+            .select(Job::as_select())
+            .load(conn)
+            .await?;
+        digest::lock_windows_of(conn, &open_windows).await?;
         let canceled: Vec<Job> = diesel::update(jobs_table::table)
-            .filter(jobs_table::environment_id.eq(tenant.environment_id))
-            .filter(jobs_table::transaction_id.eq(transaction_id))
+            .filter(of_transaction())
             .filter(jobs_table::status.eq_any([status::PENDING, status::QUEUED, status::DELAYED]))
             .set((jobs_table::status.eq(status::CANCELED), jobs_table::updated_at.eq(now)))
             .returning(Job::as_returning())
             .get_results(conn)
             .await?;
-        let details: Vec<_> = canceled
+        let mut details: Vec<_> = canceled
             .iter()
             .map(|job| {
                 Detail::internal(job, DetailStatus::Warning, "Canceled by a cancel request for its transactionId")
             })
             .collect();
+        let canceled_windows: Vec<Job> =
+            canceled.iter().filter(|job| open_windows.iter().any(|window| window.id == job.id)).cloned().collect();
+        details.extend(digest::hand_over_windows(conn, &canceled_windows, now).await?);
         insert_details(conn, &details, now).await?;
         Ok(canceled.len())
     })

@@ -17,8 +17,9 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use serde_json::json;
 use uuid::Uuid;
 
+use crate::db::schema::jobs;
 use crate::engine::details::{Detail, DetailStatus};
-use crate::engine::jobs::status;
+use crate::engine::jobs::{status, Job};
 use crate::engine::steps::Outcome;
 use crate::error::AppResult;
 
@@ -231,4 +232,122 @@ fn go_on_at_once(outcome: &mut Outcome) {
     outcome.schedule_extensions = None;
     let detail = "No event in the backoff look-back window: the digest is skipped and the event goes on at once";
     outcome.details = vec![Detail::internal(&outcome.job, DetailStatus::Success, detail)];
+}
+
+/// Takes the window locks of `jobs` (a canceled trigger's digest jobs) before they are canceled, so no
+/// event merges into a window while it changes hands. The order (key locks, then rows) is the commit's.
+pub async fn lock_windows_of(conn: &mut AsyncPgConnection, jobs: &[Job]) -> AppResult<()> {
+    let mut keys: Vec<WindowKey> = jobs
+        .iter()
+        .filter(|job| job.kind == "digest")
+        .filter_map(|job| {
+            Some(WindowKey {
+                environment_id: job.environment_id,
+                workflow_id: job.workflow_id,
+                step_id: job.step_id?,
+                subscriber_id: job.subscriber_id,
+                key: job.digest_key.clone()?,
+            })
+        })
+        .collect();
+    keys.sort();
+    keys.dedup();
+    if keys.is_empty() {
+        return Ok(());
+    }
+    lock_keys(conn, &keys).await
+}
+
+/// After open windows were canceled (their trigger was): each window with events merged into it passes to
+/// the earliest of them, which takes the window's end and goes on as its owner, so those events are
+/// still delivered. Returns the new owners' details.
+pub async fn hand_over_windows(
+    conn: &mut AsyncPgConnection,
+    windows: &[Job],
+    now: DateTime<Utc>,
+) -> AppResult<Vec<Detail>> {
+    let window_ids: Vec<Uuid> = windows.iter().filter(|job| job.kind == "digest").map(|job| job.id).collect();
+    if window_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    // The earliest merged job of each window inherits it: `delayed` until the window's end.
+    let heirs: Vec<Job> = diesel::sql_query(
+        "WITH heir AS (
+             SELECT DISTINCT ON (m.digested_into_job_id) m.id, m.digested_into_job_id AS window_id
+             FROM jobs AS m WHERE m.digested_into_job_id = ANY($1)
+             ORDER BY m.digested_into_job_id, m.created_at, m.id
+         )
+         UPDATE jobs AS j
+         SET status = 'delayed', digested_into_job_id = NULL, run_at = w.run_at, result = w.result,
+             schedule_extensions_count = w.schedule_extensions_count, updated_at = $2
+         FROM heir, jobs AS w
+         WHERE j.id = heir.id AND w.id = heir.window_id
+         RETURNING j.*, j.type AS type_",
+    )
+    .bind::<Array<SqlUuid>, _>(&window_ids)
+    .bind::<Timestamptz, _>(now)
+    .load(conn)
+    .await?;
+    if heirs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let window_of_heir: HashMap<Uuid, &Job> = windows
+        .iter()
+        .filter_map(|window| {
+            let heir = heirs.iter().find(|heir| {
+                heir.environment_id == window.environment_id
+                    && heir.workflow_id == window.workflow_id
+                    && heir.step_id == window.step_id
+                    && heir.subscriber_id == window.subscriber_id
+                    && heir.digest_key == window.digest_key
+            })?;
+            Some((heir.id, window))
+        })
+        .collect();
+    let heir_ids: Vec<Uuid> = heirs.iter().map(|heir| heir.id).collect();
+    let old_windows: Vec<Uuid> = heirs.iter().map(|heir| window_of_heir[&heir.id].id).collect();
+    let heir_notifications: Vec<Uuid> = heirs.iter().map(|heir| heir.notification_id).collect();
+    let old_notifications: Vec<Uuid> = heirs.iter().map(|heir| window_of_heir[&heir.id].notification_id).collect();
+    // The window's other events now belong to the heir, and so do their notifications.
+    diesel::sql_query(
+        "UPDATE jobs AS m SET digested_into_job_id = h.heir_id, updated_at = $3
+         FROM unnest($1, $2) AS h(window_id, heir_id)
+         WHERE m.digested_into_job_id = h.window_id",
+    )
+    .bind::<Array<SqlUuid>, _>(&old_windows)
+    .bind::<Array<SqlUuid>, _>(&heir_ids)
+    .bind::<Timestamptz, _>(now)
+    .execute(conn)
+    .await?;
+    diesel::sql_query(
+        "UPDATE notifications AS n
+         SET digested_notification_id = CASE WHEN n.id = h.heir_notification THEN NULL ELSE h.heir_notification END,
+             updated_at = $3
+         FROM unnest($1, $2) AS h(window_notification, heir_notification)
+         WHERE n.digested_notification_id = h.window_notification",
+    )
+    .bind::<Array<SqlUuid>, _>(&old_notifications)
+    .bind::<Array<SqlUuid>, _>(&heir_notifications)
+    .bind::<Timestamptz, _>(now)
+    .execute(conn)
+    .await?;
+    // The heir's own later steps, merged away when it joined the window, wait again for it.
+    diesel::update(jobs::table)
+        .filter(jobs::notification_id.eq_any(&heir_notifications))
+        .filter(jobs::status.eq(status::MERGED))
+        .filter(jobs::digested_into_job_id.is_null())
+        .set((jobs::status.eq(status::PENDING), jobs::updated_at.eq(now)))
+        .execute(conn)
+        .await?;
+    Ok(heirs
+        .iter()
+        .map(|heir| {
+            let detail = format!(
+                "The digest window now belongs to this event: the trigger that opened it (notification {}) was \
+                 canceled",
+                window_of_heir[&heir.id].notification_id
+            );
+            Detail::internal(heir, DetailStatus::Pending, detail)
+        })
+        .collect())
 }

@@ -5,7 +5,7 @@
 mod claim;
 mod commit;
 pub mod context;
-mod digest;
+pub mod digest;
 
 use std::sync::Arc;
 use std::time::Duration;

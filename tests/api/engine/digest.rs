@@ -277,3 +277,38 @@ async fn an_unusable_cron_is_refused_when_the_workflow_is_saved() {
     let (status, _) = server.get_json("/v2/workflows/bad-cron").await;
     assert_eq!(status, 404, "nothing was saved");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn canceling_the_trigger_that_opened_a_window_hands_the_window_to_the_next_event() {
+    let server = TestServer::start().await;
+    create_workflow(
+        &server,
+        "handover",
+        json!([
+            digest_step(json!({"type": "regular", "amount": 5, "unit": "minutes"})),
+            digest_summary_step("Summary")
+        ]),
+    )
+    .await;
+    let mut transactions = Vec::new();
+    for n in [1, 2, 3] {
+        transactions
+            .push(trigger_processed(&server, json!({"name": "handover", "to": "ada", "payload": {"n": n}})).await);
+        wait_until_only_waiting(&server).await;
+    }
+    let (status, body) =
+        server.send_json(reqwest::Method::DELETE, &format!("/v1/events/trigger/{}", transactions[0]), &json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    let heir = &events_of(&server, &transactions[1]).await[0];
+    assert_eq!(job(heir, "digest")["status"], "delayed");
+    assert_eq!(job(heir, "in_app")["status"], "pending", "the heir's own later steps wait again");
+    assert!(heir["_digestedNotificationId"].is_null(), "{heir}");
+    let third = &events_of(&server, &transactions[2]).await[0];
+    assert_eq!(third["_digestedNotificationId"], heir["_id"]);
+
+    server.clock.advance(TimeDelta::minutes(5) + TimeDelta::seconds(1));
+    wait_until_settled(&server).await;
+    assert_eq!(message_bodies(&server).await, ["2 updates: 2 3"]);
+    let canceled = &events_of(&server, &transactions[0]).await[0];
+    assert_eq!(job(canceled, "digest")["status"], "canceled");
+}

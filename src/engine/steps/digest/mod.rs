@@ -87,7 +87,8 @@ fn close_window(input: &StepInput<'_>, controls: &Value) -> Outcome {
     let detail = format!("Digest window closed with {count} event{}", if count == 1 { "" } else { "s" });
     let rule = WindowRule::from_controls(controls).unwrap_or(WindowRule::Fixed(controls.clone()));
     outcome.digest = Some(metadata(controls, &rule, events));
-    outcome.result = Some(json!({ "total_count": count }));
+    let window_end = job.result.as_ref().map_or(Value::Null, |result| result[WINDOW_END].clone());
+    outcome.result = Some(json!({ WINDOW_END: window_end, "total_count": count }));
     outcome.detail(Detail::internal(job, DetailStatus::Success, detail))
 }
 

@@ -1,0 +1,46 @@
+# Sourced by the benchmark scripts: builds the release binaries and starts target/release/herald on its
+# private PostgreSQL cluster in a temporary HERALD_DATA_DIR (the first start seeds an environment, the
+# `welcome` workflow and writes the API key); stops both on exit. Sets url, data_dir, pid and
+# database_url (the private cluster's database, for psql) and exports HERALD_API_KEY. Needs the
+# PostgreSQL server binaries Herald itself needs, and curl. BENCH_PORT (default 3198) picks the port.
+port=${BENCH_PORT:-3198}
+url="http://127.0.0.1:$port"
+
+cargo build --release --bin herald --bin loadgen
+data_dir=$(mktemp -d)
+chmod 755 "$data_dir" # as root, Herald runs PostgreSQL as `postgres`, which must reach the cluster inside
+log="$data_dir/herald.log"
+unset DATABASE_URL # the seeding (workflow, API key file) happens only on the private cluster
+HERALD_DATA_DIR="$data_dir" HERALD_ADDR="127.0.0.1:$port" RUST_LOG=${RUST_LOG:-warn} \
+  target/release/herald serve >"$log" 2>&1 &
+pid=$!
+stop() {
+  kill "$pid" 2>/dev/null && { wait "$pid" 2>/dev/null || true; } # SIGTERM: graceful stop, also of the cluster
+  rm -rf "$data_dir"
+}
+trap stop EXIT
+
+ready=
+for _ in $(seq 1 600); do # first start runs initdb: allow up to 60 s
+  if [ -s "$data_dir/api-key" ] &&
+    curl -sf -o /dev/null -H "Authorization: ApiKey $(head -n1 "$data_dir/api-key")" "$url/v1/environments/me"; then
+    ready=1
+    break
+  fi
+  if ! kill -0 "$pid" 2>/dev/null; then
+    echo "herald exited during start-up:" >&2
+    cat "$log" >&2
+    exit 1
+  fi
+  sleep 0.1
+done
+if [ -z "$ready" ]; then
+  echo "herald did not become ready within 60 s:" >&2
+  cat "$log" >&2
+  exit 1
+fi
+HERALD_API_KEY=$(head -n1 "$data_dir/api-key")
+export HERALD_API_KEY
+
+port_of_cluster=$(sed -n 4p "$data_dir/postgres/postmaster.pid")
+database_url="postgres://postgres@127.0.0.1:$port_of_cluster/herald"
