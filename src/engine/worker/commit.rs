@@ -297,15 +297,14 @@ async fn record_merges(conn: &mut AsyncPgConnection, merges: &[Merge], now: Date
     }
     let merged: Vec<Uuid> = merges.iter().map(|merge| merge.notification_id).collect();
     let windows: Vec<Uuid> = merges.iter().map(|merge| merge.window_notification_id).collect();
-    diesel::sql_query(
+    digest::update_by_pairs(
+        conn,
         "UPDATE notifications AS n SET digested_notification_id = m.window_id, updated_at = $3
          FROM unnest($1, $2) AS m(notification_id, window_id)
          WHERE n.id = m.notification_id",
+        (&merged, &windows),
+        now,
     )
-    .bind::<Array<SqlUuid>, _>(&merged)
-    .bind::<Array<SqlUuid>, _>(&windows)
-    .bind::<Timestamptz, _>(now)
-    .execute(conn)
     .await?;
     let window_of: HashMap<Uuid, Uuid> = merged.iter().copied().zip(windows.iter().copied()).collect();
     close_following_jobs(conn, &merged, status::MERGED, now, |job| {

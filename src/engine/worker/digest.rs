@@ -309,27 +309,25 @@ pub async fn hand_over_windows(
     let heir_notifications: Vec<Uuid> = heirs.iter().map(|heir| heir.notification_id).collect();
     let old_notifications: Vec<Uuid> = heirs.iter().map(|heir| window_of_heir[&heir.id].notification_id).collect();
     // The window's other events now belong to the heir, and so do their notifications.
-    diesel::sql_query(
+    update_by_pairs(
+        conn,
         "UPDATE jobs AS m SET digested_into_job_id = h.heir_id, updated_at = $3
          FROM unnest($1, $2) AS h(window_id, heir_id)
          WHERE m.digested_into_job_id = h.window_id",
+        (&old_windows, &heir_ids),
+        now,
     )
-    .bind::<Array<SqlUuid>, _>(&old_windows)
-    .bind::<Array<SqlUuid>, _>(&heir_ids)
-    .bind::<Timestamptz, _>(now)
-    .execute(conn)
     .await?;
-    diesel::sql_query(
+    update_by_pairs(
+        conn,
         "UPDATE notifications AS n
          SET digested_notification_id = CASE WHEN n.id = h.heir_notification THEN NULL ELSE h.heir_notification END,
              updated_at = $3
          FROM unnest($1, $2) AS h(window_notification, heir_notification)
          WHERE n.digested_notification_id = h.window_notification",
+        (&old_notifications, &heir_notifications),
+        now,
     )
-    .bind::<Array<SqlUuid>, _>(&old_notifications)
-    .bind::<Array<SqlUuid>, _>(&heir_notifications)
-    .bind::<Timestamptz, _>(now)
-    .execute(conn)
     .await?;
     // The heir's own later steps, merged away when it joined the window, wait again for it.
     diesel::update(jobs::table)
@@ -350,4 +348,21 @@ pub async fn hand_over_windows(
             Detail::internal(heir, DetailStatus::Pending, detail)
         })
         .collect())
+}
+
+/// Runs one `UPDATE … FROM unnest($1, $2)` statement over pairs of ids (two arrays of equal length), with
+/// `$3` = now.
+pub async fn update_by_pairs(
+    conn: &mut AsyncPgConnection,
+    sql: &str,
+    (first, second): (&[Uuid], &[Uuid]),
+    now: DateTime<Utc>,
+) -> AppResult<()> {
+    diesel::sql_query(sql)
+        .bind::<Array<SqlUuid>, _>(first)
+        .bind::<Array<SqlUuid>, _>(second)
+        .bind::<Timestamptz, _>(now)
+        .execute(conn)
+        .await?;
+    Ok(())
 }
