@@ -13,7 +13,7 @@ use crate::domain::integrations::{active_integrations_in, Integration};
 use crate::domain::preferences::{delivery_preferences, DeliveryPreferences};
 use crate::domain::subscribers::Subscriber;
 use crate::domain::workflows::WorkflowRow;
-use crate::engine::jobs::{status, Job};
+use crate::engine::jobs::{status, Job, StepView};
 use crate::error::AppResult;
 
 /// The parts of a notification its jobs read.
@@ -88,10 +88,11 @@ impl BatchContext {
             .load(conn)
             .await?;
         let channel_jobs: Vec<&Job> = batch.iter().filter(|job| is_channel(&job.kind)).collect();
-        // Delays and digests read the subscriber's schedule (extendToSchedule).
+        // Delays and digests that extend to the subscriber's schedule read it too.
+        let extends = |job: &Job| StepView(&job.step).controls()["extendToSchedule"] == true;
         let pairs: Vec<(Uuid, Uuid)> = batch
             .iter()
-            .filter(|job| is_channel(&job.kind) || job.kind == "delay" || job.kind == "digest")
+            .filter(|job| is_channel(&job.kind) || ((job.kind == "delay" || job.kind == "digest") && extends(job)))
             .map(|job| (job.subscriber_id, job.workflow_id))
             .collect();
         let preferences = if pairs.is_empty() { HashMap::new() } else { delivery_preferences(conn, &pairs).await? };

@@ -271,7 +271,14 @@ pub async fn hand_over_windows(
         return Ok(Vec::new());
     }
     // The earliest merged job of each window inherits it: `delayed` until the window's end.
-    let heirs: Vec<Job> = diesel::sql_query(
+    #[derive(QueryableByName)]
+    struct Heir {
+        #[diesel(embed)]
+        job: Job,
+        #[diesel(sql_type = SqlUuid)]
+        window_id: Uuid,
+    }
+    let heirs: Vec<Heir> = diesel::sql_query(
         "WITH heir AS (
              SELECT DISTINCT ON (m.digested_into_job_id) m.id, m.digested_into_job_id AS window_id
              FROM jobs AS m WHERE m.digested_into_job_id = ANY($1)
@@ -282,7 +289,7 @@ pub async fn hand_over_windows(
              schedule_extensions_count = w.schedule_extensions_count, updated_at = $2
          FROM heir, jobs AS w
          WHERE j.id = heir.id AND w.id = heir.window_id
-         RETURNING j.*, j.type AS type_",
+         RETURNING j.*, j.type AS type_, heir.window_id",
     )
     .bind::<Array<SqlUuid>, _>(&window_ids)
     .bind::<Timestamptz, _>(now)
@@ -291,19 +298,10 @@ pub async fn hand_over_windows(
     if heirs.is_empty() {
         return Ok(Vec::new());
     }
-    let window_of_heir: HashMap<Uuid, &Job> = windows
-        .iter()
-        .filter_map(|window| {
-            let heir = heirs.iter().find(|heir| {
-                heir.environment_id == window.environment_id
-                    && heir.workflow_id == window.workflow_id
-                    && heir.step_id == window.step_id
-                    && heir.subscriber_id == window.subscriber_id
-                    && heir.digest_key == window.digest_key
-            })?;
-            Some((heir.id, window))
-        })
-        .collect();
+    let windows_by_id: HashMap<Uuid, &Job> = windows.iter().map(|window| (window.id, window)).collect();
+    let window_of_heir: HashMap<Uuid, &Job> =
+        heirs.iter().map(|heir| (heir.job.id, windows_by_id[&heir.window_id])).collect();
+    let heirs: Vec<Job> = heirs.into_iter().map(|heir| heir.job).collect();
     let heir_ids: Vec<Uuid> = heirs.iter().map(|heir| heir.id).collect();
     let old_windows: Vec<Uuid> = heirs.iter().map(|heir| window_of_heir[&heir.id].id).collect();
     let heir_notifications: Vec<Uuid> = heirs.iter().map(|heir| heir.notification_id).collect();
