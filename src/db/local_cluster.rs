@@ -38,6 +38,7 @@ impl LocalCluster {
 
         if is_root() {
             run(Command::new("chown").args(["-R", "postgres:postgres"]).arg(&data_dir))?;
+            let_postgres_reach(&data_dir)?;
         }
         if !data_dir.join("PG_VERSION").exists() {
             run(postgres_command(&bin_dir, "initdb")
@@ -129,6 +130,22 @@ fn postgres_command(bin_dir: &Path, program: &str) -> Command {
     } else {
         Command::new(binary)
     }
+}
+
+/// Running as root, the server runs as `postgres`, which must be able to enter every directory above
+/// the data directory: a directory that others cannot enter (a `mktemp -d` directory, `/root`) gets
+/// the search permission only (`o+x`: entering, not listing).
+fn let_postgres_reach(data_dir: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    for ancestor in data_dir.ancestors().skip(1) {
+        let mut permissions = fs::metadata(ancestor)?.permissions();
+        if permissions.mode() & 0o001 == 0 {
+            permissions.set_mode(permissions.mode() | 0o001);
+            fs::set_permissions(ancestor, permissions)
+                .with_context(|| format!("letting postgres enter {}", ancestor.display()))?;
+        }
+    }
+    Ok(())
 }
 
 fn run(command: &mut Command) -> anyhow::Result<()> {
