@@ -1,5 +1,6 @@
 //! Database access: the connection pool, embedded migrations and the private development cluster.
 
+pub mod batch;
 pub mod local_cluster;
 pub mod schema;
 pub mod schema_domain;

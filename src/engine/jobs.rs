@@ -1,31 +1,16 @@
-//! The job table as the engine uses it: rows, statuses and the step snapshot a job carries.
+//! The job table as the engine uses it. Kinds, statuses and the step snapshot are the workflow
+//! model's types (`crate::workflow`).
+
+use std::collections::HashSet;
 
 use chrono::{DateTime, TimeZone, Utc};
 use diesel::prelude::*;
-use serde_json::{json, Value};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use serde_json::Value;
 use uuid::Uuid;
 
 use crate::db::schema::jobs;
-use crate::domain::workflows::StepRow;
-
-/// Job statuses (the contract's list).
-pub mod status {
-    /// Waiting for the job before it.
-    pub const PENDING: &str = "pending";
-    /// Due: a worker may claim it.
-    pub const QUEUED: &str = "queued";
-    /// Claimed; `run_at` is the lease expiry.
-    pub const RUNNING: &str = "running";
-    pub const COMPLETED: &str = "completed";
-    pub const FAILED: &str = "failed";
-    /// Waiting for a delay or a digest window; `run_at` is when it ends.
-    pub const DELAYED: &str = "delayed";
-    pub const CANCELED: &str = "canceled";
-    /// Merged into another job's digest.
-    pub const MERGED: &str = "merged";
-    /// Did not run: a filter excluded it.
-    pub const SKIPPED: &str = "skipped";
-}
+use crate::workflow::{JobKind, JobStatus, StepSnapshot};
 
 /// `run_at` of a job waiting for its predecessor: never due until the predecessor queues it.
 pub fn waiting_run_at() -> DateTime<Utc> {
@@ -47,9 +32,9 @@ pub struct Job {
     pub workflow_id: Uuid,
     pub step_id: Option<Uuid>,
     #[diesel(column_name = type_)]
-    pub kind: String,
+    pub kind: JobKind,
     pub position: i32,
-    pub status: String,
+    pub status: JobStatus,
     pub run_at: DateTime<Utc>,
     pub lease_owner: Option<String>,
     pub attempts: i32,
@@ -57,7 +42,7 @@ pub struct Job {
     pub provider_id: String,
     pub payload: Value,
     pub overrides: Value,
-    pub step: Value,
+    pub step: StepSnapshot,
     pub digest: Option<Value>,
     pub digest_key: Option<String>,
     pub digested_into_job_id: Option<Uuid>,
@@ -69,53 +54,16 @@ pub struct Job {
     pub result: Option<Value>,
 }
 
-/// The snapshot of a workflow step a job runs (the activity API's `step`, plus `type`, `stepId` and
-/// `shouldStopOnFail` for the engine). Later edits of the workflow do not change running jobs.
-pub fn step_snapshot(step: &StepRow) -> Value {
-    json!({
-        "_id": step.id,
-        "_templateId": step.id,
-        "_parentId": null,
-        "active": step.active,
-        "name": step.name,
-        "stepId": step.step_id,
-        "type": step.kind,
-        "filters": step.filters,
-        "controlVariables": step.control_values,
-        "issues": step.issues,
-        "shouldStopOnFail": step.should_stop_on_fail,
-    })
-}
-
-/// The trigger job's step: the workflow itself.
-pub fn trigger_snapshot(workflow_id: Uuid) -> Value {
-    json!({
-        "_id": workflow_id,
-        "_templateId": workflow_id,
-        "active": true,
-        "name": "trigger",
-        "type": "trigger",
-        "filters": [],
-    })
-}
-
-/// What the engine reads back from a snapshot.
-pub struct StepView<'a>(pub &'a Value);
-
-impl<'a> StepView<'a> {
-    pub fn controls(&self) -> &'a Value {
-        &self.0["controlVariables"]
-    }
-
-    pub fn filters(&self) -> &'a Value {
-        &self.0["filters"]
-    }
-
-    pub fn step_id(&self) -> &'a str {
-        self.0["stepId"].as_str().unwrap_or_default()
-    }
-
-    pub fn should_stop_on_fail(&self) -> bool {
-        self.0["shouldStopOnFail"].as_bool().unwrap_or(false)
-    }
+/// Which of `ids` are still running under `owner`'s lease, locked until the transaction ends: only
+/// those may be written by that worker (a job whose lease expired belongs to whoever claimed it since).
+pub async fn lock_leased(conn: &mut AsyncPgConnection, ids: &[Uuid], owner: &str) -> QueryResult<HashSet<Uuid>> {
+    let leased: Vec<Uuid> = jobs::table
+        .filter(jobs::id.eq_any(ids))
+        .filter(jobs::lease_owner.eq(owner))
+        .filter(jobs::status.eq(JobStatus::Running))
+        .select(jobs::id)
+        .for_update()
+        .load(conn)
+        .await?;
+    Ok(leased.into_iter().collect())
 }

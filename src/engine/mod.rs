@@ -1,12 +1,14 @@
 //! The delivery engine: the trigger's fan-out into notifications and jobs, the durable job queue and
-//! its workers, the steps they run, step filters and Liquid rendering. `docs/engine.md` describes the
+//! its workers, the steps they run and Liquid rendering (the workflow model, filters included, is
+//! `crate::workflow`). `docs/engine.md` describes the
 //! flow and what the job and message rows hold.
 
 pub mod clock;
 pub mod details;
-pub mod filters;
+pub mod digest_windows;
 pub mod jobs;
 pub mod render;
+pub mod runtime;
 pub mod steps;
 pub mod trigger;
 pub mod wake;

@@ -7,9 +7,9 @@
 use serde_json::Value;
 
 use super::convert::{format_timestamp, json_to_struct};
+use super::template_convert::triggers;
 use crate::domain::activity::{Event, EventPage, EventQuery, ExecutionDetailRow, Job};
 use crate::domain::subscribers::Subscriber;
-use crate::domain::workflows::template::triggers;
 use crate::domain::workflows::StoredWorkflow;
 use crate::proto::herald::v1 as pb;
 use pb::severity_enum::Severity;

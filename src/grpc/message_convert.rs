@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 use super::convert::{format_timestamp, json_to_struct};
+use super::template_convert::template_form;
 use crate::domain::messages::{MarkAs, Message, MessagePage, MessageQuery, MessageRow};
-use crate::domain::workflows::template::template_form;
 use crate::error::{AppError, AppResult};
 use crate::proto::herald::v1 as pb;
 

@@ -12,6 +12,7 @@ pub mod messages;
 pub mod notifications;
 pub mod subscriber_convert;
 pub mod subscribers;
+pub mod template_convert;
 pub mod workflows;
 
 use axum::Router;

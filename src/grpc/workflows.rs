@@ -5,7 +5,7 @@ use tonic::{Request, Response, Status};
 
 use super::convert::{format_timestamp, json_to_struct, struct_to_json};
 use crate::auth::tenant_of;
-use crate::domain::workflows::controls::{data_schema, ui_schema, StepKind};
+use crate::domain::workflows::controls::{data_schema, ui_schema};
 use crate::domain::workflows::issues::has_issues;
 use crate::domain::workflows::variables::{payload_example, variables_schema};
 use crate::domain::workflows::{
@@ -81,7 +81,7 @@ impl From<pb::WorkflowInput> for WorkflowDefinition {
 }
 
 fn step_type(step: &StepRow) -> i32 {
-    pb::step_type_enum::StepType::from_str_name(&step.kind).map_or(0, |kind| kind as i32)
+    pb::step_type_enum::StepType::from_str_name(step.kind.as_str()).map_or(0, |kind| kind as i32)
 }
 
 fn step_issues(step: &StepRow) -> AppResult<Option<pb::StepIssues>> {
@@ -94,8 +94,7 @@ fn step_issues(step: &StepRow) -> AppResult<Option<pb::StepIssues>> {
 
 fn workflow_step(stored: &StoredWorkflow, step: &StepRow) -> AppResult<pb::WorkflowStep> {
     let workflow = &stored.workflow;
-    let kind =
-        StepKind::parse(&step.kind).ok_or_else(|| AppError::internal(format!("stored step type {}", step.kind)))?;
+    let kind = step.kind;
     Ok(pb::WorkflowStep {
         controls: Some(pb::StepControls {
             data_schema: json_to_struct(data_schema(kind)),
@@ -113,7 +112,7 @@ fn workflow_step(stored: &StoredWorkflow, step: &StepRow) -> AppResult<pb::Workf
         workflow_id: workflow.identifier.clone(),
         workflow_database_id: workflow.id.to_string(),
         issues: step_issues(step)?,
-        filters: from_json(step.filters.clone())?,
+        filters: from_json(to_json(&step.filters))?,
         should_stop_on_fail: step.should_stop_on_fail,
     })
 }

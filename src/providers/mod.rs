@@ -45,6 +45,8 @@ use std::fmt;
 use serde_json::Value;
 use uuid::Uuid;
 
+use crate::workflow::StepKind;
+
 pub use error::ProviderError;
 pub use registry::Providers;
 pub use retry::{retry_delay, DEFAULT_MAX_ATTEMPTS};
@@ -60,24 +62,18 @@ pub enum Channel {
 }
 
 impl Channel {
-    /// The channel of a step type in the API's spelling (`email`, `sms`, `chat`, `push`).
-    pub fn from_step_type(step_type: &str) -> Option<Self> {
-        match step_type {
-            "email" => Some(Self::Email),
-            "sms" => Some(Self::Sms),
-            "chat" => Some(Self::Chat),
-            "push" => Some(Self::Push),
-            _ => None,
-        }
-    }
-
     /// The API's spelling of the channel.
     pub fn as_str(self) -> &'static str {
+        self.step_kind().as_str()
+    }
+
+    /// The kind of the steps that deliver on this channel.
+    pub fn step_kind(self) -> StepKind {
         match self {
-            Self::Email => "email",
-            Self::Sms => "sms",
-            Self::Chat => "chat",
-            Self::Push => "push",
+            Self::Email => StepKind::Email,
+            Self::Sms => StepKind::Sms,
+            Self::Chat => StepKind::Chat,
+            Self::Push => StepKind::Push,
         }
     }
 }

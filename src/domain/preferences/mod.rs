@@ -7,9 +7,7 @@ mod schedule;
 pub use resolution::{
     resolve_channel, ChannelDecision, ChannelFlags, PreferenceSource, WorkflowDefaults, PREFERENCE_CHANNELS,
 };
-pub use schedule::{
-    format_time_of_day, parse_time_of_day, resolve_local, DaySchedule, Schedule, TimeRange, WeeklySchedule,
-};
+pub use schedule::{format_time_of_day, DaySchedule, Schedule, TimeRange, WeeklySchedule};
 
 use std::collections::{HashMap, HashSet};
 

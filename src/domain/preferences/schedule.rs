@@ -1,11 +1,12 @@
 //! A subscriber's weekly delivery schedule: is an instant inside it (in the subscriber's timezone,
 //! wall-clock time, so DST changes need no special case), and when does the next open slot start.
 
-use chrono::{DateTime, Datelike, Duration, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Utc, Weekday};
+use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, Utc, Weekday};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::validation::Validator;
+use crate::workflow::local_time::{parse_time_of_day, resolve_local};
 
 /// The weekly schedule. Disabled: always open. Enabled: open only in the listed hours of enabled days.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -85,32 +86,6 @@ impl WeeklySchedule {
             Weekday::Sun => self.sunday.as_mut(),
         }
     }
-}
-
-/// Reads `09:00 AM`, `9:05 pm` (12-hour) or `09:00`, `21:30` (24-hour).
-pub fn parse_time_of_day(text: &str) -> Option<NaiveTime> {
-    let text = text.trim();
-    let (clock, meridiem) = match text.len().checked_sub(2).map(|split| text.split_at(split)) {
-        Some((clock, suffix)) if suffix.eq_ignore_ascii_case("am") || suffix.eq_ignore_ascii_case("pm") => {
-            (clock.trim_end(), Some(suffix.eq_ignore_ascii_case("pm")))
-        }
-        _ => (text, None),
-    };
-    let (hours, minutes) = clock.split_once(':')?;
-    if !(1..=2).contains(&hours.len()) || minutes.len() != 2 {
-        return None;
-    }
-    let (hours, minutes): (u32, u32) = (hours.parse().ok()?, minutes.parse().ok()?);
-    if minutes > 59 {
-        return None;
-    }
-    let hours = match meridiem {
-        Some(pm) if (1..=12).contains(&hours) => hours % 12 + if pm { 12 } else { 0 },
-        Some(_) => return None,
-        None if hours <= 23 => hours,
-        None => return None,
-    };
-    NaiveTime::from_hms_opt(hours, minutes, 0)
 }
 
 /// The contract's 12-hour form: `09:00 AM`.
@@ -199,18 +174,6 @@ fn opening_times(week: &WeeklySchedule, date: NaiveDate) -> Vec<NaiveDateTime> {
         Some(day) if day.hours.is_empty() => vec![date.and_time(NaiveTime::MIN)],
         Some(day) => ranges(day).map(|(start, _)| date.and_time(start)).collect(),
         None => Vec::new(),
-    }
-}
-
-/// A wall-clock time in `timezone` as an instant: the earlier one when the clock repeats, the
-/// first valid time after the gap when it skips (spring forward).
-pub fn resolve_local(timezone: Tz, local: NaiveDateTime) -> DateTime<Utc> {
-    let mut probe = local;
-    loop {
-        match timezone.from_local_datetime(&probe) {
-            LocalResult::Single(time) | LocalResult::Ambiguous(time, _) => return time.with_timezone(&Utc),
-            LocalResult::None => probe += Duration::minutes(15),
-        }
     }
 }
 

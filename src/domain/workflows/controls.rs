@@ -1,62 +1,10 @@
-//! The step kinds and, per kind, the JSON Schema of its controls (`dataSchema`) and its UI hints
+//! Per step kind, the JSON Schema of its controls (`dataSchema`) and its UI hints
 //! (`uiSchema`). Control values are validated against the data schema for their types; required
 //! controls left empty are not a 422 but a MISSING_VALUE issue (see `issues`), so drafts can be saved.
 
 use serde_json::{json, Value};
 
-/// The eight kinds of workflow steps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StepKind {
-    InApp,
-    Email,
-    Sms,
-    Chat,
-    Push,
-    Digest,
-    Delay,
-    Custom,
-}
-
-impl StepKind {
-    pub const ALL: [StepKind; 8] = [
-        StepKind::InApp,
-        StepKind::Email,
-        StepKind::Sms,
-        StepKind::Chat,
-        StepKind::Push,
-        StepKind::Digest,
-        StepKind::Delay,
-        StepKind::Custom,
-    ];
-
-    /// The API spelling (`in_app`, `email`, …).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StepKind::InApp => "in_app",
-            StepKind::Email => "email",
-            StepKind::Sms => "sms",
-            StepKind::Chat => "chat",
-            StepKind::Push => "push",
-            StepKind::Digest => "digest",
-            StepKind::Delay => "delay",
-            StepKind::Custom => "custom",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|kind| kind.as_str() == text)
-    }
-
-    /// The delivery channel of a channel step (`None` for digest, delay and custom).
-    pub fn channel(self) -> Option<&'static str> {
-        match self {
-            StepKind::Digest | StepKind::Delay | StepKind::Custom => None,
-            channel => Some(channel.as_str()),
-        }
-    }
-}
-
-pub const TIME_UNITS: [&str; 6] = ["seconds", "minutes", "hours", "days", "weeks", "months"];
+use crate::workflow::{StepKind, TimeUnit};
 
 /// Day names of a timed digest's `weekDays`.
 const WEEK_DAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
@@ -66,7 +14,8 @@ const ORDINAL_VALUES: [&str; 10] =
     ["day", "weekday", "weekend", "sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
 
 fn unit_schema() -> Value {
-    json!({ "type": "string", "enum": TIME_UNITS })
+    let units: Vec<&str> = TimeUnit::ALL.iter().map(|unit| unit.as_str()).collect();
+    json!({ "type": "string", "enum": units })
 }
 
 fn amount_schema() -> Value {
@@ -289,16 +238,14 @@ mod tests {
 
     #[test]
     fn every_kind_has_a_valid_data_schema_and_hints_for_each_control() {
-        for kind in StepKind::ALL {
+        for &kind in StepKind::ALL {
             let schema = data_schema(kind);
             assert!(jsonschema::meta::validate(&schema).is_ok(), "{kind:?}");
             let hinted = ui_schema(kind)["properties"].as_object().unwrap().keys().cloned().collect::<Vec<_>>();
             for control in schema["properties"].as_object().unwrap().keys() {
                 assert!(hinted.contains(control), "{kind:?} has no hint for {control}");
             }
-            assert_eq!(StepKind::parse(kind.as_str()), Some(kind));
         }
-        assert_eq!(StepKind::parse("trigger"), None);
     }
 
     #[test]

@@ -7,8 +7,9 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde_json::{json, Map, Value};
 
-use super::controls::StepKind;
 use super::variables::{illegal_variable_reason, referenced_variables};
+use crate::workflow::controls::missing_controls;
+use crate::workflow::StepKind;
 
 /// The issues of one step, in the API's form: `{"controls": {name: [issue]}, "integration": {…}}`;
 /// an empty object when the step has none.
@@ -61,44 +62,6 @@ pub fn workflow_status<'a>(active: bool, mut step_issues: impl Iterator<Item = &
     } else {
         "ACTIVE"
     }
-}
-
-fn is_empty(value: Option<&Value>) -> bool {
-    match value {
-        None | Some(Value::Null) => true,
-        Some(Value::String(text)) => text.trim().is_empty(),
-        _ => false,
-    }
-}
-
-/// The required controls of `kind` that are empty.
-fn missing_controls(kind: StepKind, controls: &Value) -> Vec<&'static str> {
-    let get = |name: &str| controls.get(name);
-    let missing = |name: &str| match name {
-        // A back-off window needs both its parts.
-        "lookBackWindow" => ["amount", "unit"].iter().any(|key| is_empty(get(name).and_then(|window| window.get(key)))),
-        _ => is_empty(get(name)),
-    };
-    let required: &[&'static str] = match kind {
-        // One of subject and body is enough; both empty: both are reported.
-        StepKind::InApp if missing("subject") && missing("body") => &["body", "subject"],
-        StepKind::InApp => &[],
-        StepKind::Email | StepKind::Push => &["subject", "body"],
-        StepKind::Sms | StepKind::Chat => &["body"],
-        StepKind::Delay => match get("type").and_then(Value::as_str) {
-            Some("scheduled") => &["delayPath"],
-            _ => &["type", "amount", "unit"],
-        },
-        StepKind::Digest => match get("type").and_then(Value::as_str) {
-            // A cron expression or the `timed` object.
-            Some("timed") if get("timed").is_some_and(Value::is_object) => &[],
-            Some("timed") => &["cron"],
-            Some("backoff") => &["amount", "unit", "lookBackWindow"],
-            _ => &["amount", "unit"],
-        },
-        StepKind::Custom => &["url"],
-    };
-    required.iter().copied().filter(|name| missing(name)).collect()
 }
 
 /// Every string inside the control values with its dotted path, `skip` (JSON Logic, not a template) aside.

@@ -1,5 +1,6 @@
 //! Business rules of workflows (v2): definitions with their steps, control validation, issues and
-//! status, and the template form embedded in messages and events.
+//! status. The template form embedded in messages and events is a gRPC conversion
+//! (`grpc::template_convert`).
 //!
 //! Decisions where the spec is silent: a PUT replaces the whole definition (absent optional fields
 //! take their create defaults); `lastPublishedAt` moves on every save (a v2 save publishes); there
@@ -10,7 +11,6 @@ pub mod controls;
 pub mod issues;
 mod steps;
 mod store;
-pub mod template;
 mod validate;
 pub mod variables;
 
@@ -31,7 +31,7 @@ use super::integrations::{active_channels, providers::CHANNELS};
 use super::tenancy::Tenant;
 use crate::db::schema::{workflow_steps, workflows};
 use crate::error::{AppError, AppResult};
-use controls::StepKind;
+use crate::workflow::{JobKind, StepControls, StepFilters, StepKind, StepMetadata, StepSnapshot};
 
 /// At most this many steps per workflow.
 pub const MAX_STEPS: usize = 20;
@@ -81,14 +81,34 @@ pub struct StepRow {
     pub step_id: String,
     pub name: String,
     #[diesel(column_name = type_)]
-    pub kind: String,
+    pub kind: StepKind,
     pub control_values: Value,
-    pub filters: Value,
+    pub filters: StepFilters,
     pub should_stop_on_fail: bool,
     pub active: bool,
     pub issues: Value,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+impl From<&StepRow> for StepSnapshot {
+    /// The snapshot a job of this step runs with.
+    fn from(step: &StepRow) -> Self {
+        Self {
+            id: step.id,
+            template_id: step.id,
+            parent_id: None,
+            active: step.active,
+            name: step.name.clone(),
+            step_id: Some(step.step_id.clone()),
+            kind: JobKind::Step(step.kind),
+            filters: step.filters.0.clone(),
+            control_variables: Some(step.control_values.clone()),
+            metadata: StepMetadata::of(&StepControls::read(step.kind, &step.control_values)),
+            issues: Some(step.issues.clone()),
+            should_stop_on_fail: step.should_stop_on_fail,
+        }
+    }
 }
 
 /// A workflow with its steps in order; issues and status as of the last computation.
@@ -272,9 +292,7 @@ fn workflow_row(
 pub fn refresh_issues(stored: &mut StoredWorkflow, active_channels: &HashSet<String>) {
     let schema = stored.workflow.payload_schema.as_ref();
     for step in &mut stored.steps {
-        if let Some(kind) = StepKind::parse(&step.kind) {
-            step.issues = issues::step_issues(kind, &step.control_values, schema, active_channels);
-        }
+        step.issues = issues::step_issues(step.kind, &step.control_values, schema, active_channels);
     }
     stored.workflow.status =
         issues::workflow_status(stored.workflow.active, stored.steps.iter().map(|s| &s.issues)).into();

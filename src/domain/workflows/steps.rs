@@ -8,8 +8,9 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::controls::StepKind;
 use super::{StepDefinition, StepRow};
+use crate::workflow::filters::parse_filters;
+use crate::workflow::{StepFilters, StepKind};
 
 /// The internal id named by a step `_id` given as the id itself or as the step slug (`<stepId>_st_<id>`).
 pub fn parse_step_reference(reference: &str) -> Option<Uuid> {
@@ -42,13 +43,13 @@ pub fn plan_steps(
     let mut used: HashSet<String> = inputs.iter().filter_map(|input| input.step_id.clone()).collect();
     let mut rows = Vec::with_capacity(inputs.len());
     for (position, (input, matched)) in inputs.iter().zip(matches).enumerate() {
-        let kind = StepKind::parse(&input.kind).map_or("step", StepKind::as_str);
+        let kind: StepKind = input.kind.parse().expect("validated: the step type is known");
         let (step_id, matched) = match (&input.step_id, matched) {
             (Some(explicit), matched) => (explicit.clone(), matched),
             (None, Some(matched)) => (unique(&matched.step_id, &mut used), Some(matched)),
             (None, None) => {
                 let base = slug::slugify(&input.name);
-                let derived = unique(if base.is_empty() { kind } else { &base }, &mut used);
+                let derived = unique(if base.is_empty() { kind.as_str() } else { &base }, &mut used);
                 let adopted = existing.iter().find(|step| !claimed.contains(&step.id) && step.step_id == derived);
                 if let Some(step) = adopted {
                     claimed.insert(step.id);
@@ -63,9 +64,9 @@ pub fn plan_steps(
             position: position as i32,
             step_id,
             name: input.name.trim().to_string(),
-            kind: input.kind.clone(),
+            kind,
             control_values: input.control_values.clone().unwrap_or_else(|| json!({})),
-            filters: if input.filters.is_array() { input.filters.clone() } else { json!([]) },
+            filters: StepFilters(parse_filters(&input.filters).unwrap_or_default()),
             should_stop_on_fail: input.should_stop_on_fail,
             active: matched.is_none_or(|step| step.active),
             issues: Value::Object(Default::default()),

@@ -6,11 +6,13 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::paths::LocationSegment;
 use serde_json::Value;
 
-use super::controls::{data_schema, StepKind};
+use super::controls::data_schema;
 use super::{StepDefinition, WorkflowDefinition, MAX_STEPS, ORIGINS, SEVERITIES};
 use crate::domain::validation::Validator;
-use crate::engine::steps::WindowRule;
 use crate::error::AppResult;
+use crate::workflow::controls::{read, DigestControls, DigestType};
+use crate::workflow::filters::parse_filters;
+use crate::workflow::{StepKind, WindowRule};
 
 /// One compiled validator per step kind, in `StepKind::ALL` order.
 static CONTROL_VALIDATORS: LazyLock<Vec<jsonschema::Validator>> = LazyLock::new(|| {
@@ -103,16 +105,13 @@ fn validate_step(validator: &mut Validator, index: usize, step: &StepDefinition,
         let repeated = earlier.iter().any(|other| other.id.as_deref() == Some(id));
         validator.check(!repeated, &format!("{path}._id"), "_id is used by an earlier step", id.as_str());
     }
-    let Some(kind) = StepKind::parse(&step.kind) else {
+    let Ok(kind) = step.kind.parse::<StepKind>() else {
         let message = "type must be one of in_app, email, sms, chat, push, digest, delay, custom";
         let value = if step.kind.is_empty() { Value::Null } else { Value::String(step.kind.clone()) };
         validator.reject(&format!("{path}.type"), message, value);
         return;
     };
-    if let Err(error) = Some(&step.filters)
-        .filter(|filters| !filters.is_null())
-        .map_or(Ok(Vec::new()), crate::engine::filters::parse_filters)
-    {
+    if let Err(error) = Some(&step.filters).filter(|filters| !filters.is_null()).map_or(Ok(Vec::new()), parse_filters) {
         validator.reject(&format!("{path}.filters"), format!("filters are invalid: {error}"), step.filters.clone());
     }
     let Some(controls) = &step.control_values else { return };
@@ -131,10 +130,13 @@ fn validate_step(validator: &mut Validator, index: usize, step: &StepDefinition,
         validator.reject(&field, error.to_string(), error.instance().clone().into_owned());
     }
     // A timed digest's schedule must be one Herald can compute (an empty one is a MISSING_VALUE issue).
-    let cron = controls["cron"].as_str().filter(|cron| !cron.trim().is_empty());
-    if kind == StepKind::Digest && controls["type"] == "timed" && (cron.is_some() || controls["timed"].is_object()) {
-        if let Err(reason) = WindowRule::from_controls(controls) {
-            let (field, value) = match cron {
+    if kind != StepKind::Digest {
+        return;
+    }
+    let digest: DigestControls = read(controls);
+    if digest.digest_type == Some(DigestType::Timed) && (digest.cron().is_some() || digest.timed.is_some()) {
+        if let Err(reason) = WindowRule::from_controls(&digest) {
+            let (field, value) = match digest.cron() {
                 Some(cron) => ("cron", Value::String(cron.into())),
                 None => ("timed", controls["timed"].clone()),
             };

@@ -6,20 +6,18 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::delivery::{self, Prepared};
-use super::{content, DeliveryUpdate, MessageUpdate, NewMessage, Outcome, StepInput};
+use super::message::{MessageStatus, MessageUpdate, NewMessage};
+use super::{content, DeliveryUpdate, Outcome, StepInput};
 use crate::domain::integrations::Integration;
 use crate::domain::subscribers::Subscriber;
 use crate::engine::details::{Detail, DetailSource, DetailStatus};
-use crate::engine::jobs::StepView;
-use crate::engine::worker::WorkerShared;
+use crate::engine::jobs::Job;
+use crate::engine::runtime::WorkerShared;
 pub use crate::providers::Channel;
-use crate::providers::{retry_delay, Delivery, ProviderError, Recipient};
+use crate::providers::{retry_delay, Accepted, Delivery, ProviderError, Recipient};
 
-pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
+pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel) -> Outcome {
     let job = input.job;
-    let Some(channel) = Channel::from_step_type(&job.kind) else {
-        return Outcome::failed(job, format!("{} is not a provider channel", job.kind));
-    };
     let checks = input
         .check_filters()
         .and_then(|()| input.check_preferences(channel.as_str()))
@@ -42,7 +40,7 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
 
     let subscriber = input.subscriber();
     let recipient = recipient_of(subscriber, channel, integration);
-    let content = match content::render(channel.as_str(), StepView(&job.step).controls(), &input.render_context()) {
+    let content = match content::render(channel.step_kind(), job.step.controls(), &input.render_context()) {
         Ok(content) => content,
         Err(error) => {
             let detail = format!("The message could not be rendered: {error}");
@@ -64,13 +62,13 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
         direct_webhook_url: recipient.webhook_url.clone(),
         device_tokens: recipient.device_tokens.clone(),
         provider_id: Some(provider_id.clone()),
-        status: "sent",
+        status: MessageStatus::Sent,
         error_id: None,
         error_text: None,
         delivered: false,
     };
     if let Some((error_id, error_text)) = unreachable(channel, &recipient, integration) {
-        message.status = "warning";
+        message.status = MessageStatus::Warning;
         message.error_id = Some(error_id.into());
         message.error_text = Some(error_text.clone());
         let mut outcome = Outcome::failed(job, error_text.clone()).detail(Detail::new(
@@ -103,7 +101,7 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
             let mut outcome = Outcome::completed(job).detail(Detail::internal(job, DetailStatus::Warning, detail));
             outcome.message_update = message_id.map(|message_id| MessageUpdate {
                 message_id,
-                status: "warning",
+                status: MessageStatus::Warning,
                 error_id: Some("delivery_outcome_unknown".into()),
                 error_text: Some(detail.into()),
                 delivered: false,
@@ -134,10 +132,10 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
 
 fn record_answer(
     input: &StepInput<'_>,
-    job: &crate::engine::jobs::Job,
+    job: &Job,
     delivery_id: Uuid,
     message_id: Uuid,
-    answer: Result<crate::providers::Accepted, ProviderError>,
+    answer: Result<Accepted, ProviderError>,
 ) -> Outcome {
     match answer {
         Ok(accepted) => {
@@ -146,8 +144,13 @@ fn record_answer(
                     .with_raw(accepted.raw.clone()),
             );
             outcome.result = Some(json!({ "messageId": message_id, "status": "sent" }));
-            outcome.message_update =
-                Some(MessageUpdate { message_id, status: "sent", error_id: None, error_text: None, delivered: true });
+            outcome.message_update = Some(MessageUpdate {
+                message_id,
+                status: MessageStatus::Sent,
+                error_id: None,
+                error_text: None,
+                delivered: true,
+            });
             outcome.delivery_update = Some(DeliveryUpdate {
                 delivery_id,
                 status: "accepted",
@@ -187,7 +190,7 @@ fn record_answer(
                     .detail(Detail::new(job, DetailStatus::Failed, DetailSource::Credentials, detail).with_raw(raw));
                 outcome.message_update = Some(MessageUpdate {
                     message_id,
-                    status: "error",
+                    status: MessageStatus::Error,
                     error_id: Some(error_id.into()),
                     error_text: Some(error.to_string()),
                     delivered: false,
@@ -212,8 +215,7 @@ fn pick_integration<'a>(input: &StepInput<'a>, channel: Channel) -> Result<&'a I
         .iter()
         .filter(|integration| integration.row.environment_id == job.environment_id)
         .filter(|integration| integration.row.channel == channel.as_str());
-    let step_id = StepView(&job.step).step_id().to_string();
-    let named = job.overrides["steps"][&step_id]["integrationIdentifier"]
+    let named = job.overrides["steps"][job.step.step_id()]["integrationIdentifier"]
         .as_str()
         .or_else(|| job.overrides[channel.as_str()]["integrationIdentifier"].as_str());
     if let Some(identifier) = named {

@@ -3,6 +3,8 @@
 use serde_json::{json, Value};
 
 use crate::engine::render::{render_controls, RenderContext, RenderError};
+use crate::workflow::controls::{read, ChannelControls};
+use crate::workflow::StepKind;
 
 /// The rendered parts of a message.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -13,29 +15,31 @@ pub struct Content {
     pub cta: Value,
 }
 
-/// Renders the step's controls with Liquid and reads the parts of `channel`'s message.
-pub fn render(channel: &str, controls: &Value, context: &RenderContext) -> Result<Content, RenderError> {
-    let rendered = render_controls(controls, context)?;
-    let text = |name: &str| rendered.get(name).and_then(Value::as_str).map(str::to_string);
-    let body = text("body").unwrap_or_default();
-    Ok(match channel {
-        "in_app" => Content { subject: text("subject"), body, cta: in_app_cta(&rendered) },
-        "email" | "push" => Content { subject: text("subject"), body, cta: json!({}) },
-        _ => Content { subject: None, body, cta: json!({}) },
+/// Renders the step's controls with Liquid and reads the parts of a `kind` step's message.
+pub fn render(kind: StepKind, controls: &Value, context: &RenderContext) -> Result<Content, RenderError> {
+    let rendered: ChannelControls = read(&render_controls(controls, context)?);
+    let body = rendered.body.clone().unwrap_or_default();
+    Ok(match kind {
+        StepKind::InApp => Content { cta: in_app_cta(&rendered), subject: rendered.subject, body },
+        StepKind::Email | StepKind::Push => Content { subject: rendered.subject, body, cta: json!({}) },
+        StepKind::Sms | StepKind::Chat | StepKind::Digest | StepKind::Delay | StepKind::Custom => {
+            Content { subject: None, body, cta: json!({}) }
+        }
     })
 }
 
 /// `redirect` and the two actions of an in-app step as the message's `cta`.
-fn in_app_cta(controls: &Value) -> Value {
+fn in_app_cta(controls: &ChannelControls) -> Value {
     let mut cta = serde_json::Map::new();
-    if let Some(url) = controls["redirect"]["url"].as_str() {
+    if let Some(url) = controls.redirect.as_ref().and_then(|redirect| redirect.url.as_ref()) {
         cta.insert("type".into(), json!("redirect"));
         cta.insert("data".into(), json!({ "url": url }));
     }
-    let buttons: Vec<Value> = [("primary", "primaryAction"), ("secondary", "secondaryAction")]
+    let buttons: Vec<Value> = [("primary", &controls.primary_action), ("secondary", &controls.secondary_action)]
         .into_iter()
-        .filter_map(|(kind, control)| {
-            controls[control]["label"].as_str().map(|label| json!({ "type": kind, "content": label }))
+        .filter_map(|(kind, action)| {
+            let label = action.as_ref()?.label.as_ref()?;
+            Some(json!({ "type": kind, "content": label }))
         })
         .collect();
     if !buttons.is_empty() {
@@ -62,7 +66,7 @@ mod tests {
             subscriber: json!({"firstName": "Ada"}),
             ..Default::default()
         };
-        let content = render("in_app", &controls, &context).unwrap();
+        let content = render(StepKind::InApp, &controls, &context).unwrap();
         assert_eq!(content.subject.as_deref(), Some("Hi Ada"));
         assert_eq!(content.body, "Order 42 shipped");
         assert_eq!(
@@ -81,12 +85,12 @@ mod tests {
     #[test]
     fn sms_keeps_only_the_body_and_a_step_without_actions_has_an_empty_cta() {
         let content = render(
-            "sms",
+            StepKind::Sms,
             &json!({"body": "Code {{ payload.code }}", "subject": "x"}),
             &RenderContext { payload: json!({"code": "123"}), ..Default::default() },
         )
         .unwrap();
         assert_eq!(content, Content { subject: None, body: "Code 123".into(), cta: json!({}) });
-        assert_eq!(render("in_app", &json!({"body": "b"}), &RenderContext::default()).unwrap().cta, json!({}));
+        assert_eq!(render(StepKind::InApp, &json!({"body": "b"}), &RenderContext::default()).unwrap().cta, json!({}));
     }
 }

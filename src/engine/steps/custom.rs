@@ -10,10 +10,10 @@ use serde_json::{json, Value};
 use super::delivery::{self, Prepared};
 use super::{DeliveryUpdate, Outcome, StepInput};
 use crate::engine::details::{Detail, DetailSource, DetailStatus};
-use crate::engine::jobs::StepView;
 use crate::engine::render::render_controls;
-use crate::engine::worker::WorkerShared;
+use crate::engine::runtime::WorkerShared;
 use crate::providers::retry_delay;
+use crate::workflow::controls::{read, CustomControls};
 
 /// Longest custom-step answer kept in its result and execution detail.
 const MAX_ANSWER_BYTES: usize = 16 * 1024;
@@ -24,11 +24,11 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
         return *outcome;
     }
     let context = input.render_context();
-    let controls = match render_controls(StepView(&job.step).controls(), &context) {
-        Ok(controls) => controls,
+    let controls: CustomControls = match render_controls(job.step.controls(), &context) {
+        Ok(rendered) => read(&rendered),
         Err(error) => return fail(input, format!("The step's url or headers could not be rendered: {error}")),
     };
-    let Some(url) = controls["url"].as_str().filter(|url| url.starts_with("http://") || url.starts_with("https://"))
+    let Some(url) = controls.url.as_deref().filter(|url| url.starts_with("http://") || url.starts_with("https://"))
     else {
         return fail(input, "The custom step has no http(s) url".to_string());
     };
@@ -44,7 +44,7 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
     let body = json!({
         "transactionId": job.transaction_id,
         "workflowId": input.workflow().map(|workflow| workflow.identifier.clone()),
-        "stepId": StepView(&job.step).step_id(),
+        "stepId": job.step.step_id(),
         "payload": context.payload,
         "subscriber": context.subscriber,
         "actor": context.actor,
@@ -78,12 +78,8 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
     };
 
     let mut request = shared.http.post(url).json(&body).timeout(Duration::from_secs(15));
-    if let Some(headers) = controls["headers"].as_object() {
-        for (name, value) in headers {
-            if let Some(value) = value.as_str() {
-                request = request.header(name.as_str(), value);
-            }
-        }
+    for (name, value) in controls.headers.iter().flatten() {
+        request = request.header(name.as_str(), value.as_str());
     }
     let (transient, answer) = match request.send().await {
         Ok(response) => {

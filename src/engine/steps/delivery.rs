@@ -7,10 +7,10 @@ use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use uuid::Uuid;
 
-use super::NewMessage;
-use crate::db::schema::{jobs, messages, provider_deliveries};
-use crate::engine::jobs::{status, Job};
-use crate::engine::worker::{message_row, WorkerShared};
+use super::message::{message_row, NewMessage};
+use crate::db::schema::{messages, provider_deliveries};
+use crate::engine::jobs::{lock_leased, Job};
+use crate::engine::runtime::WorkerShared;
 use crate::error::{AppError, AppResult};
 
 /// What the job may do about its outbound call.
@@ -36,16 +36,7 @@ pub async fn prepare(
     let mut conn = shared.pool.get().await?;
     let now = shared.engine.clock.now();
     conn.transaction::<_, AppError, _>(async |conn| {
-        let owned: Option<Uuid> = jobs::table
-            .filter(jobs::id.eq(job.id))
-            .filter(jobs::lease_owner.eq(&shared.owner))
-            .filter(jobs::status.eq(status::RUNNING))
-            .select(jobs::id)
-            .for_update()
-            .first(conn)
-            .await
-            .optional()?;
-        if owned.is_none() {
+        if lock_leased(conn, &[job.id], &shared.owner).await?.is_empty() {
             return Ok(Prepared::LeaseLost);
         }
         let message_id = match message {

@@ -3,16 +3,18 @@
 
 use uuid::Uuid;
 
-use super::{content, NewMessage, Outcome, StepInput};
+use super::message::{MessageStatus, NewMessage};
+use super::{content, Outcome, StepInput};
 use crate::engine::details::{Detail, DetailSource, DetailStatus};
-use crate::engine::jobs::{StepView, INTERNAL_PROVIDER};
+use crate::engine::jobs::INTERNAL_PROVIDER;
+use crate::workflow::StepKind;
 
 pub fn run(input: &StepInput<'_>) -> Outcome {
     let job = input.job;
-    if let Err(outcome) = input.check_filters().and_then(|()| input.check_preferences("in_app")) {
+    if let Err(outcome) = input.check_filters().and_then(|()| input.check_preferences(StepKind::InApp.as_str())) {
         return *outcome;
     }
-    let content = match content::render("in_app", StepView(&job.step).controls(), &input.render_context()) {
+    let content = match content::render(StepKind::InApp, job.step.controls(), &input.render_context()) {
         Ok(content) => content,
         Err(error) => {
             let detail = format!("The message could not be rendered: {error}");
@@ -24,7 +26,9 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
         .batch
         .integrations
         .iter()
-        .find(|integration| integration.row.environment_id == job.environment_id && integration.row.channel == "in_app")
+        .find(|integration| {
+            integration.row.environment_id == job.environment_id && integration.row.channel == StepKind::InApp.as_str()
+        })
         .map_or(INTERNAL_PROVIDER.to_string(), |integration| integration.row.provider_id.clone());
     let message_id = Uuid::now_v7();
     let (template_identifier, actor) = input.message_origin();
@@ -37,7 +41,7 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
     outcome.result = Some(serde_json::json!({ "messageId": message_id, "status": "sent" }));
     outcome.new_message = Some(NewMessage {
         id: message_id,
-        channel: "in_app".into(),
+        channel: StepKind::InApp.as_str().into(),
         template_identifier,
         actor,
         subject: content.subject,
@@ -49,7 +53,7 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
         direct_webhook_url: None,
         device_tokens: Vec::new(),
         provider_id: Some(provider_id),
-        status: "sent",
+        status: MessageStatus::Sent,
         error_id: None,
         error_text: None,
         delivered: true,

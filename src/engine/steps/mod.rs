@@ -4,11 +4,13 @@
 
 mod channel;
 mod content;
+pub mod context;
 mod custom;
 mod delay;
 mod delivery;
 mod digest;
 mod in_app;
+pub mod message;
 mod schedule;
 
 use chrono::{DateTime, Utc};
@@ -17,51 +19,18 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::details::{Detail, DetailSource, DetailStatus};
-use super::filters::{parse_filters, step_passes, FilterContext};
-use super::jobs::{status, Job, StepView};
+use super::jobs::Job;
 use super::render::RenderContext;
-use super::worker::context::{subscriber_view, BatchContext};
-use super::worker::WorkerShared;
+use super::runtime::WorkerShared;
 use crate::domain::preferences::{resolve_channel, PreferenceSource, WorkflowDefaults};
 use crate::domain::subscribers::Subscriber;
 use crate::domain::workflows::WorkflowRow;
+use crate::workflow::filters::{step_passes, FilterContext};
+use crate::workflow::{JobKind, JobStatus, StepKind};
+use context::{subscriber_view, BatchContext};
+use message::{MessageUpdate, NewMessage};
 
-pub use channel::Channel;
-pub use digest::{key_value as digest_key_value, step_context, DigestArrival, WindowRule};
-
-/// A message row to insert (once: `ON CONFLICT (job_id) DO NOTHING`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct NewMessage {
-    pub id: Uuid,
-    pub channel: String,
-    /// The workflow's identifier (`templateIdentifier`).
-    pub template_identifier: Option<String>,
-    /// The trigger's actor as templates see it, if it had one.
-    pub actor: Option<Value>,
-    pub subject: Option<String>,
-    pub content: Option<Value>,
-    pub title: Option<String>,
-    pub cta: Value,
-    pub email: Option<String>,
-    pub phone: Option<String>,
-    pub direct_webhook_url: Option<String>,
-    pub device_tokens: Vec<String>,
-    pub provider_id: Option<String>,
-    pub status: &'static str,
-    pub error_id: Option<String>,
-    pub error_text: Option<String>,
-    pub delivered: bool,
-}
-
-/// The final state of a message whose provider call was made.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MessageUpdate {
-    pub message_id: Uuid,
-    pub status: &'static str,
-    pub error_id: Option<String>,
-    pub error_text: Option<String>,
-    pub delivered: bool,
-}
+pub use digest::{key_value as digest_key_value, step_context, DigestArrival};
 
 /// The outcome of a provider call attempt, for its `provider_deliveries` row.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,7 +47,7 @@ pub struct DeliveryUpdate {
 pub struct Outcome {
     pub job: Job,
     /// The job's new status (`queued` with `run_at` for a retry).
-    pub status: &'static str,
+    pub status: JobStatus,
     pub run_at: Option<DateTime<Utc>>,
     pub provider_id: Option<String>,
     pub details: Vec<Detail>,
@@ -104,7 +73,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    fn new(job: &Job, status: &'static str) -> Self {
+    fn new(job: &Job, status: JobStatus) -> Self {
         Self {
             job: job.clone(),
             status,
@@ -126,14 +95,14 @@ impl Outcome {
     }
 
     pub fn completed(job: &Job) -> Self {
-        Self::new(job, status::COMPLETED)
+        Self::new(job, JobStatus::Completed)
     }
 
     /// A failed step; the rest of the notification is canceled when the step says `shouldStopOnFail`.
     pub fn failed(job: &Job, error: impl Into<String>) -> Self {
-        let mut outcome = Self::new(job, status::FAILED);
+        let mut outcome = Self::new(job, JobStatus::Failed);
         outcome.error = Some(error.into());
-        outcome.stop_following = StepView(&job.step).should_stop_on_fail();
+        outcome.stop_following = job.step.should_stop_on_fail;
         outcome
     }
 
@@ -145,7 +114,7 @@ impl Outcome {
 
     /// Runs the job again at `at`.
     pub fn retry(job: &Job, at: DateTime<Utc>, error: impl Into<String>) -> Self {
-        let mut outcome = Self::new(job, status::QUEUED);
+        let mut outcome = Self::new(job, JobStatus::Queued);
         outcome.run_at = Some(at);
         outcome.error = Some(error.into());
         outcome
@@ -157,7 +126,7 @@ impl Outcome {
     }
 
     /// Waits until `until` (a delay, a digest window) with `status` (`delayed` or `queued`).
-    pub fn park(job: &Job, status: &'static str, until: DateTime<Utc>) -> Self {
+    pub fn park(job: &Job, status: JobStatus, until: DateTime<Utc>) -> Self {
         let mut outcome = Self::new(job, status);
         outcome.run_at = Some(until);
         outcome
@@ -165,13 +134,13 @@ impl Outcome {
 
     /// Whether the job is done (not going to run again).
     pub fn is_final(&self) -> bool {
-        self.status != status::QUEUED && self.status != status::DELAYED
+        !self.status.will_run()
     }
 
     /// Whether the notification moves on to its next job: the job is done, did not stop the workflow,
     /// and was not merged into a digest (the digest's own notification carries the event on).
     pub fn advances(&self) -> bool {
-        self.is_final() && !self.stop_following && self.status != status::MERGED
+        self.is_final() && !self.stop_following && self.status != JobStatus::Merged
     }
 }
 
@@ -243,20 +212,13 @@ impl<'a> StepInput<'a> {
     /// The step's filters: `Err(outcome)` when they exclude the subscriber (job skipped).
     fn check_filters(&self) -> Result<(), Box<Outcome>> {
         let job = self.job;
-        let filters = match parse_filters(StepView(&job.step).filters()) {
-            Ok(filters) => filters,
-            Err(error) => {
-                let detail = format!("The step's filters cannot be read: {error}");
-                return Err(Box::new(Outcome::failed_because(job, DetailSource::Internal, detail)));
-            }
-        };
         let subscriber = self.subscriber().map_or(Value::Null, subscriber_view);
-        let outcome = step_passes(&filters, &FilterContext { subscriber: &subscriber, payload: &job.payload });
+        let outcome = step_passes(&job.step.filters, &FilterContext { subscriber: &subscriber, payload: &job.payload });
         if outcome.passed {
             return Ok(());
         }
         let detail = format!("Step skipped: its filters did not match ({})", outcome.reason);
-        Err(Box::new(Outcome::new(job, status::SKIPPED).detail(Detail::new(
+        Err(Box::new(Outcome::new(job, JobStatus::Skipped).detail(Detail::new(
             job,
             DetailStatus::Success,
             DetailSource::Payload,
@@ -291,7 +253,7 @@ impl<'a> StepInput<'a> {
             None => Ok(()),
             Some(cause) => {
                 let detail = format!("Step canceled: {cause}");
-                Err(Box::new(Outcome::new(job, status::CANCELED).detail(Detail::internal(
+                Err(Box::new(Outcome::new(job, JobStatus::Canceled).detail(Detail::internal(
                     job,
                     DetailStatus::Warning,
                     detail,
@@ -303,24 +265,23 @@ impl<'a> StepInput<'a> {
 
 /// Runs one claimed job; `previous_status` is the status it was claimed from (`running`: its previous
 /// run did not finish; `delayed`: its delay is over).
-pub async fn run_job(shared: &WorkerShared, input: StepInput<'_>, previous_status: &str) -> Outcome {
+pub async fn run_job(shared: &WorkerShared, input: StepInput<'_>, previous_status: JobStatus) -> Outcome {
     let job = input.job;
-    let resumed = previous_status == status::RUNNING;
+    let resumed = previous_status == JobStatus::Running;
     if job.attempts > job.max_attempts {
         let detail = format!("Gave up after {} attempts", job.max_attempts);
         return Outcome::failed_because(job, DetailSource::Internal, detail);
     }
-    let mut outcome = match job.kind.as_str() {
-        "trigger" => run_trigger(&input),
-        "in_app" => in_app::run(&input),
-        "email" | "sms" | "chat" | "push" => channel::run(shared, &input).await,
-        "custom" => custom::run(shared, &input).await,
-        "delay" => delay::run(&input),
-        "digest" => digest::run(&input),
-        other => {
-            let detail = format!("Step type {other} is not run by this version of Herald");
-            Outcome::failed_because(job, DetailSource::Internal, detail)
-        }
+    let mut outcome = match job.kind {
+        JobKind::Trigger => run_trigger(&input),
+        JobKind::Step(StepKind::InApp) => in_app::run(&input),
+        JobKind::Step(StepKind::Email) => channel::run(shared, &input, channel::Channel::Email).await,
+        JobKind::Step(StepKind::Sms) => channel::run(shared, &input, channel::Channel::Sms).await,
+        JobKind::Step(StepKind::Chat) => channel::run(shared, &input, channel::Channel::Chat).await,
+        JobKind::Step(StepKind::Push) => channel::run(shared, &input, channel::Channel::Push).await,
+        JobKind::Step(StepKind::Custom) => custom::run(shared, &input).await,
+        JobKind::Step(StepKind::Delay) => delay::run(&input),
+        JobKind::Step(StepKind::Digest) => digest::run(&input),
     };
     if resumed {
         let note = Detail::internal(

@@ -10,7 +10,7 @@ use chrono_tz::Tz;
 use super::{Outcome, StepInput};
 use crate::domain::preferences::Schedule;
 use crate::engine::details::{instant_text, Detail, DetailStatus};
-use crate::engine::jobs::{status, StepView};
+use crate::workflow::JobStatus;
 
 /// How many times one delay or digest job may be moved to the subscriber's schedule.
 pub const MAX_SCHEDULE_EXTENSIONS: i32 = 3;
@@ -47,11 +47,15 @@ impl<'a> StepInput<'a> {
             .map_or("it has no open hours".to_string(), |next| format!("it opens next at {}", instant_text(next)));
         let detail = format!("Step canceled: outside the subscriber's schedule (timezone {timezone}; {next})");
         let job = self.job;
-        Err(Box::new(Outcome::new(job, status::CANCELED).detail(Detail::internal(job, DetailStatus::Warning, detail))))
+        Err(Box::new(Outcome::new(job, JobStatus::Canceled).detail(Detail::internal(
+            job,
+            DetailStatus::Warning,
+            detail,
+        ))))
     }
 
     fn fit(&self, end: DateTime<Utc>) -> Fit {
-        if StepView(&self.job.step).controls()["extendToSchedule"] != true {
+        if !self.job.step.extends_to_schedule() {
             return Fit::Keep;
         }
         let Some((schedule, timezone)) = self.schedule() else { return Fit::Keep };
@@ -82,7 +86,7 @@ impl<'a> StepInput<'a> {
     /// A wait that has just ended outside the schedule (it changed since the wait began) waits again,
     /// with `status`, for the next open slot: `Err(outcome)`. Past the extension limit it goes on with a
     /// warning, which `Ok` carries.
-    pub(super) fn extend_ended_wait(&self, status: &'static str) -> Result<Option<Detail>, Box<Outcome>> {
+    pub(super) fn extend_ended_wait(&self, status: JobStatus) -> Result<Option<Detail>, Box<Outcome>> {
         let job = self.job;
         match self.fit(self.now) {
             Fit::Keep => Ok(None),

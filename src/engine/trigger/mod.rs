@@ -12,15 +12,17 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::details::{insert_details, Detail, DetailStatus};
-use super::jobs::{self, status, Job};
+use super::digest_windows;
+use super::jobs::{self, Job};
 use super::steps::digest_key_value;
-use super::worker::digest;
 use super::EngineContext;
 use crate::db::schema::{jobs as jobs_table, workflows};
 use crate::domain::subscribers::upsert_credentials;
 use crate::domain::tenancy::Tenant;
 use crate::domain::workflows::{find_workflow, StoredWorkflow};
 use crate::error::{AppError, AppResult};
+use crate::workflow::controls::{read, DigestControls};
+use crate::workflow::{JobKind, JobStatus, StepKind, StepSnapshot};
 pub use request::{Recipient, SubscriberInput, TenantReference, TriggerRequest};
 use store::NewNotification;
 
@@ -180,10 +182,10 @@ impl FanoutPlan<'_> {
     ) -> (Vec<NewNotification>, Vec<Job>) {
         let workflow = &self.workflow.workflow;
         let steps: Vec<_> = self.workflow.steps.iter().filter(|step| step.active).collect();
-        let mut channels = vec!["trigger".to_string()];
+        let mut channels = vec![JobKind::Trigger.as_str().to_string()];
         for step in &steps {
-            if !channels.contains(&step.kind) {
-                channels.push(step.kind.clone());
+            if !channels.iter().any(|channel| channel == step.kind.as_str()) {
+                channels.push(step.kind.as_str().to_string());
             }
         }
         let mut notifications = Vec::with_capacity(recipients.len());
@@ -210,7 +212,7 @@ impl FanoutPlan<'_> {
                 created_at: self.now,
                 updated_at: self.now,
             });
-            let job = |position: usize, kind: &str, step_id: Option<Uuid>, step: Value| Job {
+            let job = |position: usize, kind: JobKind, step_id: Option<Uuid>, step: StepSnapshot| Job {
                 id: Uuid::now_v7(),
                 environment_id: tenant.environment_id,
                 organization_id: tenant.organization_id,
@@ -218,9 +220,9 @@ impl FanoutPlan<'_> {
                 subscriber_id,
                 workflow_id: workflow.id,
                 step_id,
-                kind: kind.to_string(),
+                kind,
                 position: position as i32,
-                status: if position == 0 { status::QUEUED } else { status::PENDING }.to_string(),
+                status: if position == 0 { JobStatus::Queued } else { JobStatus::Pending },
                 run_at: if position == 0 { self.now } else { jobs::waiting_run_at() },
                 lease_owner: None,
                 attempts: 0,
@@ -239,12 +241,13 @@ impl FanoutPlan<'_> {
                 updated_at: self.now,
                 result: None,
             };
-            jobs.push(job(0, "trigger", None, jobs::trigger_snapshot(workflow.id)));
+            jobs.push(job(0, JobKind::Trigger, None, StepSnapshot::trigger(workflow.id)));
             for (index, step) in steps.iter().enumerate() {
-                let mut step_job = job(index + 1, &step.kind, Some(step.id), jobs::step_snapshot(step));
+                let mut step_job = job(index + 1, JobKind::Step(step.kind), Some(step.id), StepSnapshot::from(*step));
                 // Known now, so a backoff digest sees every event of its key triggered before it.
-                if step.kind == "digest" {
-                    step_job.digest_key = Some(digest_key_value(&step.control_values, &self.payload));
+                if step.kind == StepKind::Digest {
+                    let controls: DigestControls = read(&step.control_values);
+                    step_job.digest_key = Some(digest_key_value(&controls, &self.payload));
                 }
                 jobs.push(step_job);
             }
@@ -324,16 +327,16 @@ pub async fn cancel_transaction(
             || jobs_table::environment_id.eq(tenant.environment_id).and(jobs_table::transaction_id.eq(transaction_id));
         let open_windows: Vec<Job> = jobs_table::table
             .filter(of_transaction())
-            .filter(jobs_table::type_.eq("digest"))
-            .filter(jobs_table::status.eq(status::DELAYED))
+            .filter(jobs_table::type_.eq(JobKind::Step(StepKind::Digest)))
+            .filter(jobs_table::status.eq(JobStatus::Delayed))
             .select(Job::as_select())
             .load(conn)
             .await?;
-        digest::lock_windows_of(conn, &open_windows).await?;
+        digest_windows::lock_windows_of(conn, &open_windows).await?;
         let canceled: Vec<Job> = diesel::update(jobs_table::table)
             .filter(of_transaction())
-            .filter(jobs_table::status.eq_any([status::PENDING, status::QUEUED, status::DELAYED]))
-            .set((jobs_table::status.eq(status::CANCELED), jobs_table::updated_at.eq(now)))
+            .filter(jobs_table::status.eq_any([JobStatus::Pending, JobStatus::Queued, JobStatus::Delayed]))
+            .set((jobs_table::status.eq(JobStatus::Canceled), jobs_table::updated_at.eq(now)))
             .returning(Job::as_returning())
             .get_results(conn)
             .await?;
@@ -345,7 +348,7 @@ pub async fn cancel_transaction(
             .collect();
         let canceled_windows: Vec<Job> =
             canceled.iter().filter(|job| open_windows.iter().any(|window| window.id == job.id)).cloned().collect();
-        details.extend(digest::hand_over_windows(conn, &canceled_windows, now).await?);
+        details.extend(digest_windows::hand_over_windows(conn, &canceled_windows, now).await?);
         insert_details(conn, &details, now).await?;
         Ok(canceled.len())
     })

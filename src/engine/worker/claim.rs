@@ -8,6 +8,7 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 
 use crate::engine::jobs::Job;
 use crate::error::AppResult;
+use crate::workflow::JobStatus;
 
 /// A claimed job and the status it had: `running` means its previous worker stopped mid-step.
 #[derive(Debug, Clone, QueryableByName)]
@@ -15,7 +16,7 @@ pub struct Claimed {
     #[diesel(embed)]
     pub job: Job,
     #[diesel(sql_type = Text)]
-    pub previous_status: String,
+    pub previous_status: JobStatus,
 }
 
 /// Claims up to `limit` jobs due at `now`, leased to `owner` until `now + lease`.

@@ -6,88 +6,21 @@ use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{Array, Int4, Jsonb, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{Array, Int4, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::digest::{self, Merge};
 use super::WorkerShared;
+use crate::db::batch::{update_by_pairs, update_from_records};
 use crate::db::schema::{jobs, messages};
 use crate::engine::details::{insert_details, Detail, DetailStatus};
-use crate::engine::jobs::{status, Job};
-use crate::engine::steps::{NewMessage, Outcome};
+use crate::engine::digest_windows::{self, Merge};
+use crate::engine::jobs::{lock_leased, Job};
+use crate::engine::steps::message::{message_row, NewMessageRow};
+use crate::engine::steps::Outcome;
 use crate::error::{AppError, AppResult};
-
-/// A message row as first written.
-#[derive(Debug, Clone, Insertable)]
-#[diesel(table_name = messages)]
-pub struct MessageRow {
-    id: Uuid,
-    environment_id: Uuid,
-    organization_id: Uuid,
-    notification_id: Uuid,
-    job_id: Uuid,
-    subscriber_id: Uuid,
-    workflow_id: Option<Uuid>,
-    step_id: Option<Uuid>,
-    template_identifier: Option<String>,
-    channel: String,
-    transaction_id: String,
-    subject: Option<String>,
-    content: Option<Value>,
-    title: Option<String>,
-    cta: Value,
-    payload: Value,
-    overrides: Value,
-    actor: Option<Value>,
-    email: Option<String>,
-    phone: Option<String>,
-    direct_webhook_url: Option<String>,
-    device_tokens: Vec<String>,
-    provider_id: Option<String>,
-    status: String,
-    error_id: Option<String>,
-    error_text: Option<String>,
-    delivered_at: Vec<DateTime<Utc>>,
-    created_at: DateTime<Utc>,
-    updated_at: DateTime<Utc>,
-}
-
-/// The row of `message`, produced by `job`.
-pub fn message_row(job: &Job, message: &NewMessage, now: DateTime<Utc>) -> MessageRow {
-    MessageRow {
-        id: message.id,
-        environment_id: job.environment_id,
-        organization_id: job.organization_id,
-        notification_id: job.notification_id,
-        job_id: job.id,
-        subscriber_id: job.subscriber_id,
-        workflow_id: Some(job.workflow_id),
-        step_id: job.step_id,
-        template_identifier: message.template_identifier.clone(),
-        channel: message.channel.clone(),
-        transaction_id: job.transaction_id.clone(),
-        subject: message.subject.clone(),
-        content: message.content.clone(),
-        title: message.title.clone(),
-        cta: message.cta.clone(),
-        payload: job.payload.clone(),
-        overrides: job.overrides.clone(),
-        actor: message.actor.clone(),
-        email: message.email.clone(),
-        phone: message.phone.clone(),
-        direct_webhook_url: message.direct_webhook_url.clone(),
-        device_tokens: message.device_tokens.clone(),
-        provider_id: message.provider_id.clone(),
-        status: message.status.to_string(),
-        error_id: message.error_id.clone(),
-        error_text: message.error_text.clone(),
-        delivered_at: if message.delivered { vec![now] } else { Vec::new() },
-        created_at: now,
-        updated_at: now,
-    }
-}
+use crate::workflow::JobStatus;
 
 /// Writes `outcomes` and moves each finished notification on to its next job.
 pub async fn commit_outcomes(
@@ -100,23 +33,14 @@ pub async fn commit_outcomes(
         .transaction::<_, AppError, _>(async |conn| {
             write_delivery_updates(conn, &outcomes, now).await?;
             let ids: Vec<Uuid> = outcomes.iter().map(|outcome| outcome.job.id).collect();
-            let owned: HashSet<Uuid> = jobs::table
-                .filter(jobs::id.eq_any(&ids))
-                .filter(jobs::lease_owner.eq(&shared.owner))
-                .filter(jobs::status.eq(status::RUNNING))
-                .select(jobs::id)
-                .for_update()
-                .load::<Uuid>(conn)
-                .await?
-                .into_iter()
-                .collect();
+            let owned: HashSet<Uuid> = lock_leased(conn, &ids, &shared.owner).await?;
             let mut outcomes: Vec<Outcome> =
                 outcomes.into_iter().filter(|outcome| owned.contains(&outcome.job.id)).collect();
             if outcomes.len() < ids.len() {
                 tracing::warn!(lost = ids.len() - outcomes.len(), "jobs taken over by another worker were not written");
             }
 
-            let new_messages: Vec<MessageRow> = outcomes
+            let new_messages: Vec<NewMessageRow> = outcomes
                 .iter()
                 .filter_map(|outcome| {
                     outcome.new_message.as_ref().map(|message| message_row(&outcome.job, message, now))
@@ -131,7 +55,7 @@ pub async fn commit_outcomes(
                     .await?;
             }
             write_message_updates(conn, &outcomes, now).await?;
-            let merges = digest::resolve_arrivals(conn, &mut outcomes).await?;
+            let merges = digest_windows::resolve_arrivals(conn, &mut outcomes).await?;
             write_jobs(conn, &outcomes, now).await?;
 
             let mut details: Vec<Detail> =
@@ -144,7 +68,7 @@ pub async fn commit_outcomes(
                 .map(|outcome| outcome.job.notification_id)
                 .collect();
             details.extend(
-                close_following_jobs(conn, &stopping, status::CANCELED, now, |_| {
+                close_following_jobs(conn, &stopping, JobStatus::Canceled, now, |_| {
                     "Canceled: an earlier step failed and stops the workflow on failure".to_string()
                 })
                 .await?,
@@ -193,7 +117,8 @@ async fn write_jobs(conn: &mut AsyncPgConnection, outcomes: &[Outcome], now: Dat
         updates,
         now,
     )
-    .await
+    .await?;
+    Ok(())
 }
 
 async fn write_message_updates(
@@ -221,7 +146,8 @@ async fn write_message_updates(
         updates,
         now,
     )
-    .await
+    .await?;
+    Ok(())
 }
 
 async fn write_delivery_updates(
@@ -250,21 +176,7 @@ async fn write_delivery_updates(
         updates,
         now,
     )
-    .await
-}
-
-/// Runs one `UPDATE … FROM jsonb_to_recordset($1)` statement (with `$2` = now) over `records`, the batch's
-/// rows to change; nothing when there are none.
-async fn update_from_records(
-    conn: &mut AsyncPgConnection,
-    sql: &str,
-    records: Vec<Value>,
-    now: DateTime<Utc>,
-) -> AppResult<()> {
-    if records.is_empty() {
-        return Ok(());
-    }
-    diesel::sql_query(sql).bind::<Jsonb, _>(Value::Array(records)).bind::<Timestamptz, _>(now).execute(conn).await?;
+    .await?;
     Ok(())
 }
 
@@ -297,7 +209,7 @@ async fn record_merges(conn: &mut AsyncPgConnection, merges: &[Merge], now: Date
     }
     let merged: Vec<Uuid> = merges.iter().map(|merge| merge.notification_id).collect();
     let windows: Vec<Uuid> = merges.iter().map(|merge| merge.window_notification_id).collect();
-    digest::update_by_pairs(
+    update_by_pairs(
         conn,
         "UPDATE notifications AS n SET digested_notification_id = m.window_id, updated_at = $3
          FROM unnest($1, $2) AS m(notification_id, window_id)
@@ -307,7 +219,7 @@ async fn record_merges(conn: &mut AsyncPgConnection, merges: &[Merge], now: Date
     )
     .await?;
     let window_of: HashMap<Uuid, Uuid> = merged.iter().copied().zip(windows.iter().copied()).collect();
-    close_following_jobs(conn, &merged, status::MERGED, now, |job| {
+    close_following_jobs(conn, &merged, JobStatus::Merged, now, |job| {
         format!("Not run: the event was merged into the digest of notification {}", window_of[&job.notification_id])
     })
     .await
@@ -318,7 +230,7 @@ async fn record_merges(conn: &mut AsyncPgConnection, merges: &[Merge], now: Date
 async fn close_following_jobs(
     conn: &mut AsyncPgConnection,
     notification_ids: &[Uuid],
-    new_status: &str,
+    new_status: JobStatus,
     now: DateTime<Utc>,
     reason: impl Fn(&Job) -> String,
 ) -> AppResult<Vec<Detail>> {
@@ -327,7 +239,7 @@ async fn close_following_jobs(
     }
     let closed: Vec<Job> = diesel::update(jobs::table)
         .filter(jobs::notification_id.eq_any(notification_ids))
-        .filter(jobs::status.eq(status::PENDING))
+        .filter(jobs::status.eq(JobStatus::Pending))
         .set((jobs::status.eq(new_status), jobs::updated_at.eq(now)))
         .returning(Job::as_returning())
         .get_results(conn)

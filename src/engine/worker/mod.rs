@@ -4,8 +4,6 @@
 
 mod claim;
 mod commit;
-pub mod context;
-pub mod digest;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,64 +13,10 @@ use diesel_async::RunQueryDsl;
 use futures_util::StreamExt;
 use tokio::sync::{watch, Notify};
 
+pub use super::runtime::{WorkerSettings, WorkerShared};
+use super::steps::context::BatchContext;
 use super::steps::{run_job, StepInput};
-use super::EngineContext;
-use crate::crypto::CredentialCipher;
-use crate::db::DbPool;
 use crate::error::AppResult;
-use crate::providers::Providers;
-pub use commit::{message_row, MessageRow};
-use context::BatchContext;
-
-/// How workers run.
-#[derive(Debug, Clone)]
-pub struct WorkerSettings {
-    /// Batch loops per process.
-    pub concurrency: usize,
-    /// Jobs claimed at once by one loop.
-    pub batch_size: i64,
-    /// How long a claimed job is held before another worker may take it over.
-    pub lease: Duration,
-    /// Longest sleep without a wake-up.
-    pub poll_interval: Duration,
-}
-
-impl Default for WorkerSettings {
-    fn default() -> Self {
-        Self { concurrency: 4, batch_size: 100, lease: Duration::from_secs(60), poll_interval: Duration::from_secs(1) }
-    }
-}
-
-/// What every loop of a worker process shares.
-pub struct WorkerShared {
-    pub pool: DbPool,
-    pub cipher: CredentialCipher,
-    pub engine: EngineContext,
-    pub providers: Providers,
-    /// HTTP client of custom steps.
-    pub http: reqwest::Client,
-    /// This process's lease owner name (unique per start).
-    pub owner: String,
-    pub settings: WorkerSettings,
-}
-
-impl WorkerShared {
-    pub fn new(pool: DbPool, cipher: CredentialCipher, engine: EngineContext, settings: WorkerSettings) -> Self {
-        Self {
-            pool,
-            cipher,
-            engine,
-            providers: Providers::new(),
-            http: reqwest::Client::builder()
-                .connect_timeout(Duration::from_secs(5))
-                .redirect(reqwest::redirect::Policy::none())
-                .build()
-                .expect("the HTTP client builds"),
-            owner: format!("{}-{}", std::process::id(), uuid::Uuid::now_v7().simple()),
-            settings,
-        }
-    }
-}
 
 /// Runs the worker loops and the listener until `stop` turns true; in-flight batches finish first.
 pub async fn run_workers(shared: Arc<WorkerShared>, stop: watch::Receiver<bool>) {
@@ -137,7 +81,7 @@ async fn run_batch(shared: &WorkerShared) -> AppResult<usize> {
     let mut running = Vec::with_capacity(claimed.len());
     for claimed in &claimed {
         let input = StepInput { job: &claimed.job, batch: &batch, now };
-        running.push(run_job(shared, input, &claimed.previous_status));
+        running.push(run_job(shared, input, claimed.previous_status));
     }
     let outcomes = futures_util::future::join_all(running).await;
     let mut conn = shared.pool.get().await?;

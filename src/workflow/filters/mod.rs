@@ -35,8 +35,13 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+use diesel::deserialize::FromSqlRow;
+use diesel::expression::AsExpression;
+use diesel::sql_types::Jsonb;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use super::columns::jsonb_column;
 
 /// Longest rendering of a field's value kept in a reason, so execution details stay small.
 const MAX_VALUE_PREVIEW: usize = 100;
@@ -151,6 +156,13 @@ impl FilterOn {
         }
     }
 }
+
+/// A step's filters as `workflow_steps.filters` stores them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, AsExpression, FromSqlRow)]
+#[diesel(sql_type = Jsonb)]
+#[serde(transparent)]
+pub struct StepFilters(pub Vec<StepFilter>);
+jsonb_column!(StepFilters);
 
 /// Parses a stored filter array, reporting where an invalid entry is (`[0].children[1].operator: unknown
 /// variant ...`) so the caller can surface it instead of silently skipping the step.

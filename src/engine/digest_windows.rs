@@ -1,4 +1,5 @@
-//! Digest windows, decided while a batch's outcomes are written. Each digest job of the batch that asks
+//! Digest windows in the job table, shared by the worker and the trigger's cancel. While a batch's
+//! outcomes are written, windows are decided: Each digest job of the batch that asks
 //! for its key's window (a [`DigestArrival`]) merges into the key's open window, opens one, or (a
 //! backoff digest with no recent event) goes on at once.
 //!
@@ -17,11 +18,13 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use serde_json::json;
 use uuid::Uuid;
 
+use crate::db::batch::update_by_pairs;
 use crate::db::schema::jobs;
 use crate::engine::details::{Detail, DetailStatus};
-use crate::engine::jobs::{status, Job};
+use crate::engine::jobs::Job;
 use crate::engine::steps::Outcome;
 use crate::error::AppResult;
+use crate::workflow::{JobKind, JobStatus, StepKind};
 
 /// One digest window: (environment, workflow, step, subscriber, key value).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -215,7 +218,7 @@ async fn recent_elsewhere(
 
 /// The job joins `window`: it is done, and its notification stops here (the window's carries the event).
 fn merge_into(outcome: &mut Outcome, window: &OpenWindow) {
-    outcome.status = status::MERGED;
+    outcome.status = JobStatus::Merged;
     outcome.run_at = None;
     outcome.result = None;
     outcome.schedule_extensions = None;
@@ -226,7 +229,7 @@ fn merge_into(outcome: &mut Outcome, window: &OpenWindow) {
 
 /// A backoff digest with no recent event: the step is skipped and the event goes on at once, alone.
 fn go_on_at_once(outcome: &mut Outcome) {
-    outcome.status = status::SKIPPED;
+    outcome.status = JobStatus::Skipped;
     outcome.run_at = None;
     outcome.result = Some(json!({ "total_count": 1 }));
     outcome.schedule_extensions = None;
@@ -239,7 +242,7 @@ fn go_on_at_once(outcome: &mut Outcome) {
 pub async fn lock_windows_of(conn: &mut AsyncPgConnection, jobs: &[Job]) -> AppResult<()> {
     let mut keys: Vec<WindowKey> = jobs
         .iter()
-        .filter(|job| job.kind == "digest")
+        .filter(|job| job.kind == JobKind::Step(StepKind::Digest))
         .filter_map(|job| {
             Some(WindowKey {
                 environment_id: job.environment_id,
@@ -266,7 +269,8 @@ pub async fn hand_over_windows(
     windows: &[Job],
     now: DateTime<Utc>,
 ) -> AppResult<Vec<Detail>> {
-    let window_ids: Vec<Uuid> = windows.iter().filter(|job| job.kind == "digest").map(|job| job.id).collect();
+    let window_ids: Vec<Uuid> =
+        windows.iter().filter(|job| job.kind == JobKind::Step(StepKind::Digest)).map(|job| job.id).collect();
     if window_ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -330,9 +334,9 @@ pub async fn hand_over_windows(
     // The heir's own later steps, merged away when it joined the window, wait again for it.
     diesel::update(jobs::table)
         .filter(jobs::notification_id.eq_any(&heir_notifications))
-        .filter(jobs::status.eq(status::MERGED))
+        .filter(jobs::status.eq(JobStatus::Merged))
         .filter(jobs::digested_into_job_id.is_null())
-        .set((jobs::status.eq(status::PENDING), jobs::updated_at.eq(now)))
+        .set((jobs::status.eq(JobStatus::Pending), jobs::updated_at.eq(now)))
         .execute(conn)
         .await?;
     Ok(heirs
@@ -346,21 +350,4 @@ pub async fn hand_over_windows(
             Detail::internal(heir, DetailStatus::Pending, detail)
         })
         .collect())
-}
-
-/// Runs one `UPDATE … FROM unnest($1, $2)` statement over pairs of ids (two arrays of equal length), with
-/// `$3` = now.
-pub async fn update_by_pairs(
-    conn: &mut AsyncPgConnection,
-    sql: &str,
-    (first, second): (&[Uuid], &[Uuid]),
-    now: DateTime<Utc>,
-) -> AppResult<()> {
-    diesel::sql_query(sql)
-        .bind::<Array<SqlUuid>, _>(first)
-        .bind::<Array<SqlUuid>, _>(second)
-        .bind::<Timestamptz, _>(now)
-        .execute(conn)
-        .await?;
-    Ok(())
 }

@@ -7,10 +7,9 @@ use std::str::FromStr;
 
 use chrono::{DateTime, Datelike, Months, NaiveDate, NaiveTime, Timelike, Utc, Weekday};
 use chrono_tz::Tz;
-use serde_json::Value;
 
-use super::super::delay::regular_end;
-use crate::domain::preferences::{parse_time_of_day, resolve_local};
+use super::controls::{DigestControls, DigestType, TimeSpan, TimeUnit, TimedControls};
+use super::local_time::{parse_time_of_day, resolve_local};
 
 /// The day names the `cron` crate reads, indexed by standard cron's day-of-week numbers (0 and 7 are
 /// Sunday).
@@ -19,8 +18,8 @@ const CRON_DAYS: [&str; 8] = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT", "
 /// How a window's end is found.
 #[derive(Debug, Clone)]
 pub enum WindowRule {
-    /// `amount` `unit` (the `{amount, unit}` JSON) after the window opens.
-    Fixed(Value),
+    /// `amount` `unit` after the window opens; `None` when the controls lack either.
+    Fixed(Option<TimeSpan>),
     /// The next occurrence of a cron schedule; `expression` is the one shown in the digest metadata.
     Cron { schedule: Box<cron::Schedule>, expression: String },
     /// A day of each month named by an ordinal ("the last weekday", "the 2nd tuesday"), at a time of day.
@@ -56,24 +55,24 @@ impl OrdinalValue {
 
 impl WindowRule {
     /// The rule of a digest step's controls (`type` timed reads `cron`, else the `timed` object).
-    pub fn from_controls(controls: &Value) -> Result<Self, String> {
-        if controls["type"] != "timed" {
-            return Ok(Self::Fixed(controls.clone()));
+    pub fn from_controls(controls: &DigestControls) -> Result<Self, String> {
+        if controls.form() != DigestType::Timed {
+            return Ok(Self::Fixed(controls.span()));
         }
-        if let Some(expression) = controls["cron"].as_str() {
+        if let Some(expression) = &controls.cron {
             let schedule = parse_standard_cron(expression)?;
             return Ok(Self::Cron { schedule: Box::new(schedule), expression: expression.trim().to_string() });
         }
-        if !controls["timed"].is_object() {
-            return Err("A timed digest needs a cron expression or a timed schedule".into());
+        match &controls.timed {
+            Some(timed) => timed_rule(controls, timed),
+            None => Err("A timed digest needs a cron expression or a timed schedule".into()),
         }
-        timed_rule(controls)
     }
 
     /// The end of a window opened at `now`, in the subscriber's `timezone`.
     pub fn window_end(&self, now: DateTime<Utc>, timezone: Tz) -> Option<DateTime<Utc>> {
         match self {
-            Self::Fixed(spec) => regular_end(spec, now, timezone),
+            Self::Fixed(span) => span.and_then(|span| span.end_after(now, timezone)),
             Self::Cron { schedule, .. } => {
                 schedule.after(&now.with_timezone(&timezone)).next().map(|next| next.with_timezone(&Utc))
             }
@@ -145,37 +144,33 @@ fn crate_weekdays(field: &str) -> Result<String, String> {
 
 /// The rule of a `timed` object: every `amount` minutes or hours, every `amount` days at `atTime`, on
 /// `weekDays` (weeks), or on `monthDays` / the ordinal day (months).
-fn timed_rule(controls: &Value) -> Result<WindowRule, String> {
-    let timed = &controls["timed"];
-    let at = match timed["atTime"].as_str() {
+fn timed_rule(controls: &DigestControls, timed: &TimedControls) -> Result<WindowRule, String> {
+    let at = match &timed.at_time {
         Some(text) => parse_time_of_day(text).ok_or_else(|| format!("timed.atTime `{text}` is not a time of day"))?,
         None => NaiveTime::MIN,
     };
     let (hour, minute) = (at.hour(), at.minute());
-    let every = controls["amount"].as_u64().filter(|amount| *amount > 1).map_or("*".to_string(), |n| format!("*/{n}"));
-    let unit = controls["unit"].as_str().unwrap_or("days");
-    let expression = match unit {
-        "minutes" => format!("0 {every} * * * *"),
-        "hours" => format!("0 {minute} {every} * * *"),
-        "days" => format!("0 {minute} {hour} {every} * *"),
-        "weeks" => {
-            let days = names(&timed["weekDays"], |day| {
+    let every = controls.amount.filter(|amount| *amount > 1).map_or("*".to_string(), |n| format!("*/{n}"));
+    let expression = match controls.unit.unwrap_or(TimeUnit::Days) {
+        TimeUnit::Minutes => format!("0 {every} * * * *"),
+        TimeUnit::Hours => format!("0 {minute} {every} * * *"),
+        TimeUnit::Days => format!("0 {minute} {hour} {every} * *"),
+        TimeUnit::Weeks => {
+            let days = names(&timed.week_days, |day| {
                 Weekday::from_str(day).ok().map(|day| CRON_DAYS[day.num_days_from_sunday() as usize].to_string())
             })?;
             format!("0 {minute} {hour} * * {}", if days.is_empty() { "*".into() } else { days.join(",") })
         }
-        "months" if timed["monthlyType"] == "on" => {
-            let ordinal = match &timed["ordinal"] {
-                Value::String(text) if text == "last" => Ordinal::Last,
-                value => value
-                    .as_str()
+        TimeUnit::Months if timed.monthly_type.as_deref() == Some("on") => {
+            let ordinal = match timed.ordinal.as_deref() {
+                Some("last") => Ordinal::Last,
+                text => text
                     .and_then(|text| text.parse().ok())
-                    .or_else(|| value.as_u64().map(|n| n as usize))
                     .filter(|n| (1..=5).contains(n))
                     .map(Ordinal::Nth)
                     .ok_or("timed.ordinal must be 1 to 5 or last")?,
             };
-            let value = match timed["ordinalValue"].as_str().unwrap_or("day") {
+            let value = match timed.ordinal_value.as_deref().unwrap_or("day") {
                 "day" => OrdinalValue::Day,
                 "weekday" => OrdinalValue::Weekday,
                 "weekend" => OrdinalValue::Weekend,
@@ -185,32 +180,22 @@ fn timed_rule(controls: &Value) -> Result<WindowRule, String> {
             };
             return Ok(WindowRule::MonthlyOrdinal { ordinal, value, at });
         }
-        "months" => {
-            let days = names(&timed["monthDays"], |day| {
+        TimeUnit::Months => {
+            let days = names(&timed.month_days, |day| {
                 day.parse::<u32>().ok().filter(|day| (1..=31).contains(day)).map(|day| day.to_string())
             })?;
             format!("0 {minute} {hour} {} * *", if days.is_empty() { "1".into() } else { days.join(",") })
         }
-        other => return Err(format!("a timed digest cannot repeat in {other}")),
+        TimeUnit::Seconds => return Err("a timed digest cannot repeat in seconds".into()),
     };
     let schedule =
         cron::Schedule::from_str(&expression).map_err(|error| format!("the timed schedule is invalid: {error}"))?;
     Ok(WindowRule::Cron { schedule: Box::new(schedule), expression })
 }
 
-/// The entries of a JSON array (strings or numbers), each mapped by `read`; a bad one is an error.
-fn names(list: &Value, read: impl Fn(&str) -> Option<String>) -> Result<Vec<String>, String> {
-    let Some(items) = list.as_array() else { return Ok(Vec::new()) };
-    items
-        .iter()
-        .map(|item| {
-            let text = match item {
-                Value::String(text) => text.clone(),
-                other => other.to_string(),
-            };
-            read(&text).ok_or_else(|| format!("`{text}` is not a valid day"))
-        })
-        .collect()
+/// The entries of a list, each mapped by `read`; a bad one is an error.
+fn names(list: &Option<Vec<String>>, read: impl Fn(&str) -> Option<String>) -> Result<Vec<String>, String> {
+    list.iter().flatten().map(|text| read(text).ok_or_else(|| format!("`{text}` is not a valid day"))).collect()
 }
 
 /// The `ordinal`th day of `month` (any date in it) that `value` counts.
@@ -226,14 +211,15 @@ fn ordinal_day(month: NaiveDate, ordinal: Ordinal, value: OrdinalValue) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::workflow::controls::read;
+    use serde_json::{json, Value};
 
     fn at(text: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(text).unwrap().with_timezone(&Utc)
     }
 
     fn end(controls: Value, now: &str, timezone: Tz) -> DateTime<Utc> {
-        WindowRule::from_controls(&controls).unwrap().window_end(at(now), timezone).unwrap()
+        WindowRule::from_controls(&read(&controls)).unwrap().window_end(at(now), timezone).unwrap()
     }
 
     #[test]
@@ -273,7 +259,7 @@ mod tests {
         let second_tuesday = json!({"type": "timed", "unit": "months", "timed": {"monthlyType": "on", "ordinal": "2", "ordinalValue": "tuesday"}});
         assert_eq!(end(second_tuesday, now, Tz::UTC), at("2026-12-08T00:00:00Z"));
         let bad_day = json!({"type": "timed", "unit": "weeks", "timed": {"weekDays": ["someday"]}});
-        assert!(WindowRule::from_controls(&bad_day).is_err());
+        assert!(WindowRule::from_controls(&read(&bad_day)).is_err());
     }
 
     #[test]

@@ -8,11 +8,12 @@
 
 use serde_json::{json, Value};
 
-use super::controls::StepKind;
-use super::variables::{path_segments, referenced_variables};
-use super::{StepRow, StoredWorkflow};
+use super::convert::{format_timestamp, json_to_struct};
 use crate::domain::integrations::providers::CHANNELS;
+use crate::domain::workflows::variables::{path_segments, referenced_variables};
+use crate::domain::workflows::{StepRow, StoredWorkflow};
 use crate::proto::herald::v1 as pb;
+use crate::workflow::{MetadataForm, StepControls, StepMetadata, TimeUnit};
 
 /// The workflow in the template form embedded in messages and notification events.
 pub fn template_form(stored: &StoredWorkflow) -> pb::NotificationTemplate {
@@ -36,7 +37,7 @@ pub fn template_form(stored: &StoredWorkflow) -> pb::NotificationTemplate {
         notification_group_id: environment_id.clone(),
         parent_id: None,
         deleted: workflow.deleted,
-        deleted_at: workflow.deleted_at.map(crate::grpc::convert::format_timestamp).unwrap_or_default(),
+        deleted_at: workflow.deleted_at.map(format_timestamp).unwrap_or_default(),
         deleted_by: workflow.deleted_by.clone().unwrap_or_default(),
         notification_group: Some(pb::NotificationGroup {
             id: Some(environment_id.clone()),
@@ -117,8 +118,12 @@ fn preference_settings(level: &Value) -> pb::ChannelFlags {
 }
 
 fn notification_step(step: &StepRow) -> pb::NotificationStep {
-    let template =
-        json!({ "type": step.kind, "stepId": step.step_id, "name": step.name, "controls": step.control_values });
+    let template = json!({
+        "type": step.kind.as_str(),
+        "stepId": step.step_id,
+        "name": step.name,
+        "controls": step.control_values
+    });
     pb::NotificationStep {
         id: Some(step.id.to_string()),
         uuid: Some(step.step_id.clone()),
@@ -126,62 +131,44 @@ fn notification_step(step: &StepRow) -> pb::NotificationStep {
         template_id: Some(step.id.to_string()),
         active: Some(step.active),
         should_stop_on_fail: Some(step.should_stop_on_fail),
-        template: crate::grpc::convert::json_to_struct(template),
-        filters: serde_json::from_value(step.filters.clone()).unwrap_or_default(),
+        template: json_to_struct(template),
+        filters: serde_json::to_value(&step.filters).and_then(serde_json::from_value).unwrap_or_default(),
         parent_id: None,
-        metadata: metadata(step),
+        metadata: StepMetadata::of(&StepControls::read(step.kind, &step.control_values)).map(pb::StepMetadata::from),
         reply_callback: None,
         variants: Vec::new(),
     }
 }
 
-fn time_unit(value: &Value) -> Option<i32> {
-    value.as_str().and_then(pb::time_unit_enum::TimeUnit::from_str_name).map(|unit| unit as i32)
+fn time_unit(unit: TimeUnit) -> i32 {
+    pb::time_unit_enum::TimeUnit::from_str_name(unit.as_str()).map_or(0, |unit| unit as i32)
 }
 
-fn amount(value: &Value) -> Option<i32> {
-    value.as_i64().and_then(|amount| i32::try_from(amount).ok())
+fn amount(amount: Option<i64>) -> Option<i32> {
+    amount.and_then(|amount| i32::try_from(amount).ok())
 }
 
-/// The delay or digest settings of a step, in the spec's four metadata forms.
-fn metadata(step: &StepRow) -> Option<pb::StepMetadata> {
-    use pb::step_metadata_type_enum::StepMetadataType;
-    let controls = &step.control_values;
-    let kind = StepKind::parse(&step.kind)?;
-    let form = controls["type"].as_str();
-    match kind {
-        StepKind::Delay if form == Some("scheduled") => Some(pb::StepMetadata {
-            r#type: StepMetadataType::Scheduled as i32,
-            delay_path: controls["delayPath"].as_str().map(str::to_string),
-            ..Default::default()
-        }),
-        StepKind::Delay => Some(pb::StepMetadata {
-            r#type: StepMetadataType::Regular as i32,
-            amount: amount(&controls["amount"]),
-            unit: time_unit(&controls["unit"]),
-            ..Default::default()
-        }),
-        StepKind::Digest => {
-            let form = match form {
-                Some("timed") => StepMetadataType::Timed,
-                Some("backoff") => StepMetadataType::Backoff,
-                _ => StepMetadataType::Regular,
-            };
-            let backoff = form == StepMetadataType::Backoff;
-            let window = &controls["lookBackWindow"];
-            Some(pb::StepMetadata {
-                r#type: form as i32,
-                amount: amount(&controls["amount"]),
-                unit: time_unit(&controls["unit"]),
-                digest_key: controls["digestKey"].as_str().map(str::to_string),
-                backoff: (form != StepMetadataType::Timed).then_some(backoff),
-                backoff_amount: if backoff { amount(&window["amount"]) } else { None },
-                backoff_unit: if backoff { time_unit(&window["unit"]) } else { None },
-                timed: (form == StepMetadataType::Timed).then(pb::TimedConfig::default),
-                ..Default::default()
-            })
+impl From<StepMetadata> for pb::StepMetadata {
+    fn from(metadata: StepMetadata) -> Self {
+        use pb::step_metadata_type_enum::StepMetadataType;
+        let form = match metadata.form {
+            MetadataForm::Regular => StepMetadataType::Regular,
+            MetadataForm::Backoff => StepMetadataType::Backoff,
+            MetadataForm::Timed => StepMetadataType::Timed,
+            MetadataForm::Scheduled => StepMetadataType::Scheduled,
+        };
+        pb::StepMetadata {
+            r#type: form as i32,
+            amount: amount(metadata.amount),
+            unit: metadata.unit.map(time_unit),
+            digest_key: metadata.digest_key,
+            backoff: metadata.backoff,
+            backoff_amount: amount(metadata.backoff_amount),
+            backoff_unit: metadata.backoff_unit.map(time_unit),
+            update_mode: None,
+            timed: metadata.timed.map(|_| pb::TimedConfig::default()),
+            delay_path: metadata.delay_path,
         }
-        _ => None,
     }
 }
 
@@ -192,8 +179,9 @@ mod tests {
 
     use super::*;
     use crate::domain::workflows::WorkflowRow;
+    use crate::workflow::{StepFilters, StepKind};
 
-    fn step(position: i32, kind: &str, step_id: &str, controls: Value) -> StepRow {
+    fn step(position: i32, kind: StepKind, step_id: &str, controls: Value) -> StepRow {
         StepRow {
             id: Uuid::now_v7(),
             workflow_id: Uuid::nil(),
@@ -201,9 +189,9 @@ mod tests {
             position,
             step_id: step_id.into(),
             name: step_id.into(),
-            kind: kind.into(),
+            kind,
             control_values: controls,
-            filters: json!([]),
+            filters: StepFilters::default(),
             should_stop_on_fail: false,
             active: true,
             issues: json!({}),
@@ -251,16 +239,16 @@ mod tests {
             steps: vec![
                 step(
                     0,
-                    "digest",
+                    StepKind::Digest,
                     "batch",
                     json!({"type": "backoff", "amount": 5, "unit": "minutes", "digestKey": "orderId",
                                                   "lookBackWindow": {"amount": 1, "unit": "hours"}}),
                 ),
-                step(1, "delay", "wait", json!({"type": "scheduled", "delayPath": "deliverAt"})),
-                step(2, "delay", "pause", json!({"type": "regular", "amount": 2, "unit": "days"})),
+                step(1, StepKind::Delay, "wait", json!({"type": "scheduled", "delayPath": "deliverAt"})),
+                step(2, StepKind::Delay, "pause", json!({"type": "regular", "amount": 2, "unit": "days"})),
                 step(
                     3,
-                    "email",
+                    StepKind::Email,
                     "mail",
                     json!({"subject": "Hi {{ subscriber.firstName }}", "body": "{{ subscriber.email }}"}),
                 ),
@@ -303,7 +291,7 @@ mod tests {
             workflow: workflow(None, json!({"user": null, "default": {}})),
             steps: vec![step(
                 0,
-                "in_app",
+                StepKind::InApp,
                 "inbox",
                 json!({"body": "{{ payload.order.id }} {{payload.user}} {{ payload.order.total }}"}),
             )],

@@ -13,8 +13,11 @@ use crate::domain::integrations::{active_integrations_in, Integration};
 use crate::domain::preferences::{delivery_preferences, DeliveryPreferences};
 use crate::domain::subscribers::Subscriber;
 use crate::domain::workflows::WorkflowRow;
-use crate::engine::jobs::{status, Job, StepView};
+use crate::engine::jobs::Job;
 use crate::error::AppResult;
+use crate::workflow::{JobKind, JobStatus, StepKind, StepSnapshot};
+
+use super::digest::window_opened;
 
 /// The parts of a notification its jobs read.
 #[derive(Debug, Clone, Queryable, Selectable)]
@@ -33,8 +36,8 @@ pub struct NotificationFacts {
 pub struct StepResult {
     pub position: i32,
     pub step_id: String,
-    pub kind: String,
-    pub status: String,
+    pub kind: JobKind,
+    pub status: JobStatus,
     pub result: Value,
 }
 
@@ -87,16 +90,16 @@ impl BatchContext {
             .select(WorkflowRow::as_select())
             .load(conn)
             .await?;
-        let channel_jobs: Vec<&Job> = batch.iter().filter(|job| is_channel(&job.kind)).collect();
+        let is_channel = |job: &Job| job.kind.step().is_some_and(StepKind::is_channel);
+        let channel_jobs: Vec<&Job> = batch.iter().filter(|job| is_channel(job)).collect();
         // Delays and digests that extend to the subscriber's schedule read it too.
-        let extends = |job: &Job| StepView(&job.step).controls()["extendToSchedule"] == true;
         let pairs: Vec<(Uuid, Uuid)> = batch
             .iter()
-            .filter(|job| is_channel(&job.kind) || ((job.kind == "delay" || job.kind == "digest") && extends(job)))
+            .filter(|job| is_channel(job) || job.step.extends_to_schedule())
             .map(|job| (job.subscriber_id, job.workflow_id))
             .collect();
         let preferences = if pairs.is_empty() { HashMap::new() } else { delivery_preferences(conn, &pairs).await? };
-        let needs_providers = channel_jobs.iter().any(|job| job.kind != "in_app");
+        let needs_providers = channel_jobs.iter().any(|job| job.kind != JobKind::Step(StepKind::InApp));
         let integrations = if channel_jobs.is_empty() {
             Vec::new()
         } else {
@@ -106,23 +109,24 @@ impl BatchContext {
             if needs_providers {
                 all
             } else {
-                all.into_iter().filter(|integration| integration.row.channel == "in_app").collect()
+                all.into_iter().filter(|integration| integration.row.channel == StepKind::InApp.as_str()).collect()
             }
         };
-        let custom: Vec<Uuid> =
-            batch.iter().filter(|job| job.kind == "custom").map(|job| job.notification_id).collect();
+        let custom: Vec<Uuid> = batch
+            .iter()
+            .filter(|job| job.kind == JobKind::Step(StepKind::Custom))
+            .map(|job| job.notification_id)
+            .collect();
         let previous_results = if custom.is_empty() { HashMap::new() } else { load_results(conn, &custom).await? };
         let after_digest: Vec<Uuid> = notifications
             .iter()
-            .filter(|n| n.channels.iter().any(|channel| channel == "digest"))
+            .filter(|n| n.channels.iter().any(|channel| channel == StepKind::Digest.as_str()))
             .map(|n| n.id)
             .collect();
         let digests = if after_digest.is_empty() { HashMap::new() } else { load_digests(conn, &after_digest).await? };
         let closing: Vec<Uuid> = batch
             .iter()
-            .filter(|job| {
-                job.kind == "digest" && job.result.as_ref().is_some_and(|result| result.get("windowEnd").is_some())
-            })
+            .filter(|job| job.kind == JobKind::Step(StepKind::Digest) && window_opened(job.result.as_ref()))
             .map(|job| job.id)
             .collect();
         let digest_events =
@@ -144,16 +148,11 @@ impl BatchContext {
     }
 }
 
-/// Whether a step kind delivers a message.
-pub fn is_channel(kind: &str) -> bool {
-    matches!(kind, "in_app" | "email" | "sms" | "chat" | "push")
-}
-
 async fn load_results(
     conn: &mut AsyncPgConnection,
     notification_ids: &[Uuid],
 ) -> AppResult<HashMap<Uuid, Vec<StepResult>>> {
-    let rows: Vec<(Uuid, i32, String, String, Value, Option<Value>)> = jobs::table
+    let rows: Vec<(Uuid, i32, JobKind, JobStatus, StepSnapshot, Option<Value>)> = jobs::table
         .filter(jobs::notification_id.eq_any(notification_ids))
         .filter(jobs::position.gt(0))
         .order((jobs::notification_id, jobs::position))
@@ -163,7 +162,7 @@ async fn load_results(
     let mut results: HashMap<Uuid, Vec<StepResult>> = HashMap::new();
     for (notification_id, position, kind, status, step, result) in rows {
         if let Some(result) = result {
-            let step_id = step["stepId"].as_str().unwrap_or_default().to_string();
+            let step_id = step.step_id().to_string();
             results.entry(notification_id).or_default().push(StepResult { position, step_id, kind, status, result });
         }
     }
@@ -176,8 +175,8 @@ async fn load_digests(
 ) -> AppResult<HashMap<Uuid, Vec<(i32, Value)>>> {
     let rows: Vec<(Uuid, i32, Option<Value>)> = jobs::table
         .filter(jobs::notification_id.eq_any(notification_ids))
-        .filter(jobs::type_.eq("digest"))
-        .filter(jobs::status.eq_any([status::COMPLETED, status::SKIPPED]))
+        .filter(jobs::type_.eq(JobKind::Step(StepKind::Digest)))
+        .filter(jobs::status.eq_any([JobStatus::Completed, JobStatus::Skipped]))
         .select((jobs::notification_id, jobs::position, jobs::digest))
         .load(conn)
         .await?;

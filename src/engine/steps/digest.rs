@@ -7,15 +7,13 @@
 //! When the window closes the job is claimed again: it collects its own payload and those merged into
 //! it, in arrival order, as the digest's `events`, and the steps after it see them as `step.events`.
 
-mod window;
-
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
 use super::{payload_value, Outcome, StepInput};
 use crate::engine::details::{instant_text, Detail, DetailSource, DetailStatus};
-use crate::engine::jobs::{status, StepView};
-pub use window::WindowRule;
+use crate::workflow::controls::{read, DigestControls, DigestType, TimedControls};
+use crate::workflow::{JobStatus, TimeSpan, WindowRule};
 
 /// A digest job asking for its key's open window.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,53 +28,61 @@ pub struct DigestArrival {
 /// Result key recording the window's end: a job that has it is closing its window.
 const WINDOW_END: &str = "windowEnd";
 
+/// Whether a digest job's result says its window has opened (so its next run closes it).
+pub fn window_opened(result: Option<&Value>) -> bool {
+    result.is_some_and(|result| result.get(WINDOW_END).is_some())
+}
+
 pub fn run(input: &StepInput<'_>) -> Outcome {
     let job = input.job;
-    let controls = StepView(&job.step).controls();
-    if job.result.as_ref().is_some_and(|result| result.get(WINDOW_END).is_some()) {
-        return close_window(input, controls);
+    let controls: DigestControls = read(job.step.controls());
+    if window_opened(job.result.as_ref()) {
+        return close_window(input, &controls);
     }
     if let Err(outcome) = input.check_filters() {
         return *outcome;
     }
-    let rule = match WindowRule::from_controls(controls) {
+    let rule = match WindowRule::from_controls(&controls) {
         Ok(rule) => rule,
         Err(reason) => return Outcome::failed_because(job, DetailSource::Internal, reason),
     };
     let timezone = input.timezone();
     let Some(end) = rule.window_end(input.now, timezone) else {
-        let reason = format!("The digest window cannot be computed from the step's controls {controls}");
+        let reason = format!("The digest window cannot be computed from the step's controls {}", job.step.controls());
         return Outcome::failed_because(job, DetailSource::Internal, reason);
     };
-    let recent_since = if is_backoff(controls) {
-        match look_back_window(controls).and_then(|spec| super::delay::regular_end(&spec, job.created_at, timezone)) {
+    let recent_since = if controls.form() == DigestType::Backoff {
+        let look_back = controls.look_back().and_then(|window| TimeSpan::of(window.amount, window.unit));
+        match look_back.and_then(|span| span.end_after(job.created_at, timezone)) {
             Some(look_back_end) => Some(job.created_at - (look_back_end - job.created_at)),
             None => {
-                let reason =
-                    format!("A backoff digest needs a lookBackWindow with an amount and a unit, got {controls}");
+                let reason = format!(
+                    "A backoff digest needs a lookBackWindow with an amount and a unit, got {}",
+                    job.step.controls()
+                );
                 return Outcome::failed_because(job, DetailSource::Internal, reason);
             }
         }
     } else {
         None
     };
-    let key = key_value(controls, &job.payload);
-    let mut outcome = Outcome::park(job, status::DELAYED, end).detail(Detail::internal(
+    let key = key_value(&controls, &job.payload);
+    let mut outcome = Outcome::park(job, JobStatus::Delayed, end).detail(Detail::internal(
         job,
         DetailStatus::Pending,
         format!("Digest window opened until {}", instant_text(end)),
     ));
     outcome.result = Some(json!({ WINDOW_END: end }));
-    outcome.digest = Some(metadata(controls, &rule, vec![job.payload.clone()]));
+    outcome.digest = Some(metadata(&controls, &rule, vec![job.payload.clone()]));
     outcome.digest_key = Some(key.clone());
     outcome.digest_arrival = Some(DigestArrival { key, recent_since });
     input.fit_wait_to_schedule(outcome)
 }
 
 /// The window is over: the digest completes with every event merged into it.
-fn close_window(input: &StepInput<'_>, controls: &Value) -> Outcome {
+fn close_window(input: &StepInput<'_>, controls: &DigestControls) -> Outcome {
     let job = input.job;
-    let warning = match input.extend_ended_wait(status::QUEUED) {
+    let warning = match input.extend_ended_wait(JobStatus::Queued) {
         Ok(warning) => warning,
         Err(extended) => return *extended,
     };
@@ -85,7 +91,7 @@ fn close_window(input: &StepInput<'_>, controls: &Value) -> Outcome {
     let mut outcome = Outcome::completed(job);
     outcome.details.extend(warning);
     let detail = format!("Digest window closed with {count} event{}", if count == 1 { "" } else { "s" });
-    let rule = WindowRule::from_controls(controls).unwrap_or(WindowRule::Fixed(controls.clone()));
+    let rule = WindowRule::from_controls(controls).unwrap_or(WindowRule::Fixed(controls.span()));
     outcome.digest = Some(metadata(controls, &rule, events));
     let window_end = job.result.as_ref().map_or(Value::Null, |result| result[WINDOW_END].clone());
     outcome.result = Some(json!({ WINDOW_END: window_end, "total_count": count }));
@@ -94,82 +100,53 @@ fn close_window(input: &StepInput<'_>, controls: &Value) -> Outcome {
 
 /// The window key of an event: `""` for a step without `digestKey`, otherwise the JSON text of the
 /// payload's value at that dotted path (`null` when absent), so `"1"` and `1` never share a window.
-pub fn key_value(controls: &Value, payload: &Value) -> String {
-    let Some(path) = controls["digestKey"].as_str().map(str::trim).filter(|path| !path.is_empty()) else {
-        return String::new();
-    };
+pub fn key_value(controls: &DigestControls, payload: &Value) -> String {
+    let Some(path) = controls.key_path() else { return String::new() };
     let path = path.strip_prefix("payload.").unwrap_or(path);
     payload_value(payload, path).unwrap_or(&Value::Null).to_string()
 }
 
-fn is_backoff(controls: &Value) -> bool {
-    controls["type"] == "backoff" || controls["backoff"] == true
-}
-
-/// The backoff look-back window as `{amount, unit}`: `lookBackWindow`, or the older
-/// `backoffAmount`/`backoffUnit` pair.
-fn look_back_window(controls: &Value) -> Option<Value> {
-    match &controls["lookBackWindow"] {
-        Value::Object(window) => Some(Value::Object(window.clone())),
-        _ if controls.get("backoffAmount").is_some() => {
-            Some(json!({ "amount": controls["backoffAmount"], "unit": controls["backoffUnit"] }))
-        }
-        _ => None,
-    }
-}
-
 /// The job's digest metadata (the API's `DigestMetadata`).
-fn metadata(controls: &Value, rule: &WindowRule, events: Vec<Value>) -> Value {
-    let kind = if is_backoff(controls) {
-        "backoff"
-    } else if controls["type"] == "timed" {
-        "timed"
-    } else {
-        "regular"
-    };
+fn metadata(controls: &DigestControls, rule: &WindowRule, events: Vec<Value>) -> Value {
+    let form = controls.form();
     let mut metadata = Map::new();
-    metadata.insert("type".into(), json!(kind));
-    for (field, value) in
-        [("digestKey", &controls["digestKey"]), ("amount", &controls["amount"]), ("unit", &controls["unit"])]
-    {
-        if !value.is_null() {
-            metadata.insert(field.into(), value.clone());
-        }
+    metadata.insert("type".into(), json!(form));
+    if let Some(key) = &controls.digest_key {
+        metadata.insert("digestKey".into(), json!(key));
     }
-    if kind == "backoff" {
+    if let Some(amount) = controls.amount {
+        metadata.insert("amount".into(), json!(amount));
+    }
+    if let Some(unit) = controls.unit {
+        metadata.insert("unit".into(), json!(unit));
+    }
+    if form == DigestType::Backoff {
         metadata.insert("backoff".into(), json!(true));
-        if let Some(window) = look_back_window(controls) {
-            metadata.insert("backoffAmount".into(), window["amount"].clone());
-            metadata.insert("backoffUnit".into(), window["unit"].clone());
+        if let Some(window) = controls.look_back() {
+            metadata.insert("backoffAmount".into(), json!(window.amount));
+            metadata.insert("backoffUnit".into(), json!(window.unit));
         }
     }
-    if kind == "timed" {
-        metadata.insert("timed".into(), timed_metadata(&controls["timed"], rule.cron_expression()));
+    if form == DigestType::Timed {
+        let timed = controls.timed.clone().unwrap_or_default();
+        metadata.insert("timed".into(), timed_metadata(timed, rule.cron_expression()));
     }
     metadata.insert("events".into(), Value::Array(events));
     Value::Object(metadata)
 }
 
 /// The `timed` settings as the API shows them: month days as numbers, plus the cron expression used.
-fn timed_metadata(timed: &Value, cron_expression: Option<&str>) -> Value {
-    let mut shown = Map::new();
-    for field in ["atTime", "weekDays", "ordinal", "ordinalValue", "monthlyType"] {
-        if let Some(value) = timed.get(field).filter(|value| !value.is_null()) {
-            shown.insert(field.into(), value.clone());
-        }
-    }
-    if let Some(days) = timed["monthDays"].as_array() {
-        let numbers: Vec<Value> = days
-            .iter()
-            .filter_map(|day| day.as_i64().or_else(|| day.as_str().and_then(|text| text.parse().ok())))
-            .map(Value::from)
-            .collect();
-        shown.insert("monthDays".into(), Value::Array(numbers));
+fn timed_metadata(timed: TimedControls, cron_expression: Option<&str>) -> Value {
+    let month_days: Option<Vec<i64>> =
+        timed.month_days.as_ref().map(|days| days.iter().filter_map(|day| day.parse().ok()).collect());
+    let mut shown = serde_json::to_value(TimedControls { month_days: None, ..timed }).unwrap_or_default();
+    if let Some(days) = month_days {
+        shown["monthDays"] = json!(days);
     }
     if let Some(expression) = cron_expression {
-        shown.insert("cronExpression".into(), json!(expression));
+        shown["cronExpression"] = json!(expression);
     }
-    Value::Object(shown)
+    shown
 }
 
 /// What a step sees of the nearest digest before it (its notification's finished digest jobs, by
@@ -194,12 +171,13 @@ mod tests {
 
     #[test]
     fn keys_never_mix_types_or_missing_values() {
-        let controls = json!({"digestKey": "post.id"});
+        let controls: DigestControls = read(&json!({"digestKey": "post.id"}));
         assert_eq!(key_value(&controls, &json!({"post": {"id": "1"}})), "\"1\"");
         assert_eq!(key_value(&controls, &json!({"post": {"id": 1}})), "1");
         assert_eq!(key_value(&controls, &json!({})), "null");
-        assert_eq!(key_value(&json!({"digestKey": "payload.post.id"}), &json!({"post": {"id": 1}})), "1");
-        assert_eq!(key_value(&json!({}), &json!({"post": {"id": 1}})), "");
+        let prefixed: DigestControls = read(&json!({"digestKey": "payload.post.id"}));
+        assert_eq!(key_value(&prefixed, &json!({"post": {"id": 1}})), "1");
+        assert_eq!(key_value(&DigestControls::default(), &json!({"post": {"id": 1}})), "");
     }
 
     #[test]
@@ -216,15 +194,16 @@ mod tests {
 
     #[test]
     fn metadata_shows_the_spec_fields() {
-        let backoff = json!({"type": "backoff", "amount": 5, "unit": "minutes", "digestKey": "postId",
-                             "lookBackWindow": {"amount": 1, "unit": "minutes"}});
+        let backoff: DigestControls =
+            read(&json!({"type": "backoff", "amount": 5, "unit": "minutes", "digestKey": "postId",
+                             "lookBackWindow": {"amount": 1, "unit": "minutes"}}));
         let rule = WindowRule::from_controls(&backoff).unwrap();
         assert_eq!(
             metadata(&backoff, &rule, vec![json!({"a": 1})]),
             json!({"type": "backoff", "amount": 5, "unit": "minutes", "digestKey": "postId", "backoff": true,
                    "backoffAmount": 1, "backoffUnit": "minutes", "events": [{"a": 1}]})
         );
-        let timed = json!({"type": "timed", "cron": "0 9 * * 1"});
+        let timed: DigestControls = read(&json!({"type": "timed", "cron": "0 9 * * 1"}));
         let rule = WindowRule::from_controls(&timed).unwrap();
         assert_eq!(metadata(&timed, &rule, vec![])["timed"], json!({"cronExpression": "0 9 * * 1"}));
     }

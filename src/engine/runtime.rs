@@ -1,0 +1,60 @@
+//! What every worker loop and every step it runs share: the pool, the engine's clock, the providers,
+//! the HTTP client of custom steps and this process's lease owner name. It sits beside `worker` and
+//! `steps` so that neither imports the other for it.
+
+use std::time::Duration;
+
+use super::EngineContext;
+use crate::crypto::CredentialCipher;
+use crate::db::DbPool;
+use crate::providers::Providers;
+
+/// How workers run.
+#[derive(Debug, Clone)]
+pub struct WorkerSettings {
+    /// Batch loops per process.
+    pub concurrency: usize,
+    /// Jobs claimed at once by one loop.
+    pub batch_size: i64,
+    /// How long a claimed job is held before another worker may take it over.
+    pub lease: Duration,
+    /// Longest sleep without a wake-up.
+    pub poll_interval: Duration,
+}
+
+impl Default for WorkerSettings {
+    fn default() -> Self {
+        Self { concurrency: 4, batch_size: 100, lease: Duration::from_secs(60), poll_interval: Duration::from_secs(1) }
+    }
+}
+
+/// What every loop of a worker process shares.
+pub struct WorkerShared {
+    pub pool: DbPool,
+    pub cipher: CredentialCipher,
+    pub engine: EngineContext,
+    pub providers: Providers,
+    /// HTTP client of custom steps.
+    pub http: reqwest::Client,
+    /// This process's lease owner name (unique per start).
+    pub owner: String,
+    pub settings: WorkerSettings,
+}
+
+impl WorkerShared {
+    pub fn new(pool: DbPool, cipher: CredentialCipher, engine: EngineContext, settings: WorkerSettings) -> Self {
+        Self {
+            pool,
+            cipher,
+            engine,
+            providers: Providers::new(),
+            http: reqwest::Client::builder()
+                .connect_timeout(Duration::from_secs(5))
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .expect("the HTTP client builds"),
+            owner: format!("{}-{}", std::process::id(), uuid::Uuid::now_v7().simple()),
+            settings,
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! The snapshot of a workflow step a job carries (`jobs.step`): the activity API's `JobStep` plus
+//! `type`, `stepId` and `shouldStopOnFail` for the engine. It is taken when the trigger is accepted,
+//! so later edits of the workflow do not change notifications already under way.
+
+use diesel::deserialize::FromSqlRow;
+use diesel::expression::AsExpression;
+use diesel::sql_types::Jsonb;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::columns::jsonb_column;
+use super::controls::StepControls;
+use super::filters::StepFilter;
+use super::kind::JobKind;
+use super::metadata::StepMetadata;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, AsExpression, FromSqlRow)]
+#[diesel(sql_type = Jsonb)]
+#[serde(rename_all = "camelCase")]
+pub struct StepSnapshot {
+    /// The step's id (the workflow's for the trigger job).
+    #[serde(rename = "_id")]
+    pub id: Uuid,
+    #[serde(rename = "_templateId")]
+    pub template_id: Uuid,
+    #[serde(rename = "_parentId", default)]
+    pub parent_id: Option<Uuid>,
+    pub active: bool,
+    pub name: String,
+    /// The step's `stepId` (none for the trigger job).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_id: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: JobKind,
+    #[serde(default)]
+    pub filters: Vec<StepFilter>,
+    /// The control values as saved (Liquid templates for channel and custom steps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_variables: Option<Value>,
+    /// Delay and digest steps: their settings in the spec's metadata form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<StepMetadata>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issues: Option<Value>,
+    #[serde(default)]
+    pub should_stop_on_fail: bool,
+}
+jsonb_column!(StepSnapshot);
+
+impl StepSnapshot {
+    /// The trigger job's step: the workflow itself.
+    pub fn trigger(workflow_id: Uuid) -> Self {
+        Self {
+            id: workflow_id,
+            template_id: workflow_id,
+            parent_id: None,
+            active: true,
+            name: "trigger".into(),
+            step_id: None,
+            kind: JobKind::Trigger,
+            filters: Vec::new(),
+            control_variables: None,
+            metadata: None,
+            issues: None,
+            should_stop_on_fail: false,
+        }
+    }
+
+    /// The control values the step runs with (`null` for the trigger job).
+    pub fn controls(&self) -> &Value {
+        self.control_variables.as_ref().unwrap_or(&Value::Null)
+    }
+
+    /// The step's controls, typed by its kind; `None` for the trigger job.
+    pub fn step_controls(&self) -> Option<StepControls> {
+        self.kind.step().map(|kind| StepControls::read(kind, self.controls()))
+    }
+
+    /// Whether the step is a delay or digest that waits for the subscriber's schedule.
+    pub fn extends_to_schedule(&self) -> bool {
+        self.step_controls().is_some_and(|controls| controls.extends_to_schedule())
+    }
+
+    /// The step's `stepId`; empty for the trigger job.
+    pub fn step_id(&self) -> &str {
+        self.step_id.as_deref().unwrap_or_default()
+    }
+}
