@@ -1,11 +1,15 @@
 //! What the delivery engine would have written, written straight to the database: notification events,
-//! their jobs (with the `step` and `digest` JSON of docs/engine.md), execution details and messages.
-//! Subscribers and workflows are created over REST, so these rows point at real ones.
+//! their jobs (with the `digest` JSON of docs/engine.md and the step snapshot the engine itself takes),
+//! execution details and messages. Subscribers and workflows are created over REST, so these rows point
+//! at real ones.
 
 use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
+use diesel_async::AsyncPgConnection;
 use diesel_async::RunQueryDsl;
-use herald::db::schema::{execution_details, jobs, messages, notifications};
+use herald::db::schema::{execution_details, jobs, messages, notifications, workflow_steps};
+use herald::domain::workflows::StepRow;
+use herald::workflow::StepSnapshot;
 use reqwest::Method;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -98,23 +102,15 @@ fn uuid_of(value: &Value) -> Uuid {
     Uuid::parse_str(value.as_str().unwrap_or_else(|| panic!("an id: {value}"))).expect("a uuid")
 }
 
-/// The `jobs.step` snapshot the engine stores for a workflow step (docs/engine.md).
-pub fn step_json(step: &Value) -> Value {
-    let mut json = json!({
-        "_id": step["_id"], "_templateId": step["_id"], "active": true, "name": step["name"],
-        "stepId": step["stepId"], "type": step["type"], "filters": [],
-        "controlVariables": step["controlValues"], "issues": {}, "shouldStopOnFail": false, "_parentId": null,
-    });
-    if ["digest", "delay"].contains(&step["type"].as_str().unwrap()) {
-        json["metadata"] = json!({"type": "regular", "amount": 5, "unit": "minutes"});
-    }
-    json
-}
-
-/// The `jobs.step` snapshot of the trigger job.
-pub fn trigger_step_json(workflow: &Value) -> Value {
-    json!({"_id": workflow["_id"], "_templateId": workflow["_id"], "active": true, "name": "trigger",
-           "type": "trigger", "filters": []})
+/// The `jobs.step` snapshot the engine takes of the stored step `step` (a step of a REST answer).
+async fn step_snapshot(conn: &mut AsyncPgConnection, step: &Value) -> StepSnapshot {
+    let row: StepRow = workflow_steps::table
+        .find(uuid_of(&step["_id"]))
+        .select(StepRow::as_select())
+        .first(conn)
+        .await
+        .expect("the step is stored");
+    StepSnapshot::from(&row)
 }
 
 /// The `jobs.digest` the engine stores on a digest job.
@@ -162,11 +158,12 @@ pub async fn event(
 
     let mut job_ids = Vec::new();
     let mut detail_ids = Vec::new();
-    let trigger = (None, "trigger".to_string(), trigger_step_json(workflow));
-    let step_jobs = steps
-        .iter()
-        .map(|step| (Some(uuid_of(&step["_id"])), step["type"].as_str().unwrap().to_string(), step_json(step)));
-    for (position, (step_id, kind, step)) in std::iter::once(trigger).chain(step_jobs).enumerate() {
+    let mut snapshots = vec![(None, "trigger".to_string(), StepSnapshot::trigger(workflow_id))];
+    for step in &steps {
+        let snapshot = step_snapshot(&mut conn, step).await;
+        snapshots.push((Some(uuid_of(&step["_id"])), step["type"].as_str().unwrap().to_string(), snapshot));
+    }
+    for (position, (step_id, kind, step)) in snapshots.into_iter().enumerate() {
         let job_id = Uuid::now_v7();
         let at = created_at + Duration::seconds(position as i64);
         let provider = if kind == "email" { "sendgrid" } else { "svc" };
@@ -270,7 +267,7 @@ pub async fn message(server: &TestServer, env: &Env, spec: MessageSpec<'_>) -> U
             jobs::type_.eq(spec.channel),
             jobs::position.eq(1),
             jobs::status.eq("completed"),
-            jobs::step.eq(step_json(&step)),
+            jobs::step.eq(step_snapshot(&mut conn, &step).await),
             jobs::transaction_id.eq(spec.transaction_id),
         ))
         .execute(&mut conn)

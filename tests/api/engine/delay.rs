@@ -47,6 +47,9 @@ async fn a_regular_delay_parks_the_job_until_its_time_and_overrides_win() {
     assert_eq!(messages_of(&server, &transaction_id).await.len(), 1);
     let event = &events_of(&server, &overridden).await[0];
     assert_eq!(job(event, "delay")["status"], "delayed", "3 days have not passed");
+    // The step snapshot the trigger took shows the step's settings (not the override) as metadata.
+    assert_eq!(job(event, "delay")["step"]["metadata"], json!({"type": "regular", "amount": 2, "unit": "hours"}));
+    assert!(job(event, "in_app")["step"].get("metadata").is_none());
 
     server.clock.advance(TimeDelta::days(3));
     wait_until_settled(&server).await;
@@ -79,6 +82,7 @@ async fn a_scheduled_delay_in_the_past_runs_at_once_and_a_missing_date_cancels_t
     let event = &events_of(&server, &past).await[0];
     let delay = job(event, "delay");
     assert_eq!(delay["status"], "completed");
+    assert_eq!(delay["step"]["metadata"], json!({"type": "scheduled", "delayPath": "sendAt"}));
     assert_eq!(delay["executionDetails"][0]["status"], "Warning");
     assert_eq!(job(event, "in_app")["status"], "completed");
 
