@@ -14,6 +14,7 @@ pub mod subscriber_convert;
 pub mod subscribers;
 pub mod template_convert;
 pub mod workflows;
+pub mod workflows_convert;
 
 use axum::Router;
 

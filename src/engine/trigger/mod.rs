@@ -259,33 +259,10 @@ impl FanoutPlan<'_> {
 /// The `to` entry of a recipient as the client sent it (the activity API's `to`).
 fn recipient_as_sent(to: &[Recipient], subscriber_id: &str) -> Value {
     let sent = to.iter().rev().find_map(|recipient| match recipient {
-        Recipient::Subscriber(input) if input.subscriber_id == subscriber_id => Some(subscriber_object(input)),
+        Recipient::Subscriber(input) if input.subscriber_id == subscriber_id => Some(json!(input)),
         _ => None,
     });
     sent.unwrap_or_else(|| json!({ "subscriberId": subscriber_id }))
-}
-
-fn subscriber_object(input: &SubscriberInput) -> Value {
-    let mut object = serde_json::Map::new();
-    object.insert("subscriberId".into(), json!(input.subscriber_id));
-    let fields = [
-        ("email", &input.email),
-        ("firstName", &input.first_name),
-        ("lastName", &input.last_name),
-        ("phone", &input.phone),
-        ("avatar", &input.avatar),
-        ("locale", &input.locale),
-        ("timezone", &input.timezone),
-    ];
-    for (name, value) in fields {
-        if let Some(value) = value {
-            object.insert(name.into(), json!(value));
-        }
-    }
-    if let Some(data) = &input.data {
-        object.insert("data".into(), data.clone());
-    }
-    Value::Object(object)
 }
 
 /// Runs each trigger of a bulk request on its own: one's failure (even a 4xx) is its result and

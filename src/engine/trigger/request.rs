@@ -37,19 +37,30 @@ pub enum Recipient {
     Other(Value),
 }
 
-/// A subscriber object: its present fields are written, `data` replaces the stored one.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// A subscriber object: its present fields are written, `data` replaces the stored one. It serializes
+/// as the client sent it (the activity API's `to`): present fields only, channels aside.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SubscriberInput {
     pub subscriber_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub first_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub phone: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub avatar: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub timezone: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
     /// Channel credentials to merge, as `PATCH …/credentials` does.
+    #[serde(skip)]
     pub channels: Vec<CredentialsUpdate>,
 }
 
