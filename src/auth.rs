@@ -6,9 +6,9 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use crate::app::AppState;
 use crate::domain::tenancy::{self, Tenant};
 use crate::error::AppError;
-use crate::server::AppState;
 
 const SCHEME: &str = "ApiKey";
 

@@ -1,5 +1,6 @@
 //! Herald: a notification delivery service. gRPC and REST on one port, PostgreSQL-backed.
 
+pub mod app;
 pub mod auth;
 pub mod bootstrap;
 pub mod config;

@@ -93,7 +93,7 @@ async fn serve(settings: &GlobalSettings, engine_settings: &EngineSettings, data
     if engine_settings.role.serves_api() {
         let listener = tokio::net::TcpListener::bind(settings.addr).await?;
         tracing::info!(addr = %listener.local_addr()?, "Herald is serving REST and gRPC");
-        let state = server::AppState { pool: database.pool.clone(), cipher, engine };
+        let state = herald::app::AppState { pool: database.pool.clone(), cipher, engine };
         server::serve(listener, state, server::shutdown_signal()).await?;
     } else {
         server::shutdown_signal().await;

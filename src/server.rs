@@ -10,37 +10,18 @@ use axum::response::Response;
 use axum::Router;
 use http::{HeaderName, Request};
 use tokio::net::TcpListener;
-use tonic::server::NamedService;
-use tower::ServiceExt;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
-use crate::db::DbPool;
+use crate::app::MAX_REQUEST_BYTES;
 use crate::grpc::Services;
 use crate::{auth, rest};
 
-/// Largest request body (REST) or message (gRPC) accepted: 512 KiB.
-pub const MAX_REQUEST_BYTES: usize = 512 * 1024;
+/// Re-exported for `src/grpc/workflows.rs`, which still imports it from here; the state lives in `app`.
+pub use crate::app::AppState;
 
 const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
-
-/// What every handler shares.
-#[derive(Clone)]
-pub struct AppState {
-    pub pool: DbPool,
-    /// Encrypts integration credentials at rest.
-    pub cipher: crate::crypto::CredentialCipher,
-    /// The engine's clock and wake-up channel.
-    pub engine: crate::engine::EngineContext,
-}
-
-impl AppState {
-    /// A pooled connection; an unreachable database is a 503.
-    pub async fn connection(&self) -> Result<crate::db::DbConn, crate::error::AppError> {
-        Ok(self.pool.get().await?)
-    }
-}
 
 /// Serves Herald on `listener` until `shutdown` resolves, then lets in-flight requests finish.
 pub async fn serve(
@@ -105,24 +86,6 @@ fn public_grpc_routes() -> Router {
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .into_axum_router()
-}
-
-/// Mounts a generated tonic server on `router` at `/<package>.<Service>/{*method}`.
-pub fn with_grpc_service<S>(router: Router, server: S) -> Router
-where
-    S: NamedService
-        + tower::Service<
-            Request<tonic::body::Body>,
-            Response = Response<tonic::body::Body>,
-            Error = std::convert::Infallible,
-        > + Clone
-        + Send
-        + Sync
-        + 'static,
-    S::Future: Send + 'static,
-{
-    let path = format!("/{}/{{*method}}", S::NAME);
-    router.route_service(&path, server.map_request(|request: Request<Body>| request.map(tonic::body::Body::new)))
 }
 
 fn grpc_panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response<String> {

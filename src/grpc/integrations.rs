@@ -9,18 +9,8 @@ use crate::domain::integrations::{self, Integration, IntegrationChanges, NewInte
 use crate::domain::validation::Validator;
 use crate::error::{AppError, AppResult};
 use crate::proto::herald::v1 as pb;
-use crate::server::AppState;
 
-#[derive(Clone)]
-pub struct IntegrationsGrpc {
-    state: AppState,
-}
-
-impl IntegrationsGrpc {
-    pub fn new(state: AppState) -> Self {
-        Self { state }
-    }
-}
+super::service_shell!(IntegrationsGrpc);
 
 fn channel_name(channel: i32) -> String {
     match pb::channel_type_enum::ChannelType::try_from(channel) {

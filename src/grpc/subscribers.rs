@@ -6,18 +6,8 @@ use crate::auth::tenant_of;
 use crate::domain::tenancy::Tenant;
 use crate::domain::{preferences, subscribers};
 use crate::proto::herald::v1 as pb;
-use crate::server::AppState;
 
-#[derive(Clone)]
-pub struct SubscribersGrpc {
-    state: AppState,
-}
-
-impl SubscribersGrpc {
-    pub fn new(state: AppState) -> Self {
-        Self { state }
-    }
-}
+super::service_shell!(SubscribersGrpc);
 
 /// The tenant and message of a request.
 fn split<T>(request: Request<T>) -> Result<(Tenant, T), Status> {

@@ -7,12 +7,13 @@
 use std::net::SocketAddr;
 
 use axum::Router;
+use herald::app::AppState;
 use herald::db::local_cluster::{LocalCluster, FAST_UNSAFE_SETTINGS};
 use herald::db::{build_pool, create_database_if_missing, run_migrations, DbPool};
 use herald::domain::tenancy;
 use herald::engine::worker::{run_workers, WorkerSettings, WorkerShared};
 use herald::engine::{Clock, EngineContext};
-use herald::server::{self, AppState};
+use herald::server;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{oneshot, watch, OnceCell};
