@@ -14,3 +14,4 @@ pub mod proto;
 pub mod providers;
 pub mod rest;
 pub mod server;
+pub mod wire;

@@ -6,12 +6,12 @@
 
 use serde_json::Value;
 
-use super::convert::{format_timestamp, json_to_struct};
 use crate::domain::activity::{Event, EventPage, EventQuery, ExecutionDetailRow, Job};
 use crate::domain::subscribers::Subscriber;
 use crate::domain::workflows::template::triggers;
 use crate::domain::workflows::StoredWorkflow;
 use crate::proto::herald::v1 as pb;
+use crate::wire::{format_timestamp, json_to_struct};
 use pb::severity_enum::Severity;
 use pb::step_type_enum::StepType;
 

@@ -2,10 +2,10 @@
 
 use tonic::{Request, Response, Status};
 
-use super::convert::format_timestamp;
 use crate::auth::tenant_of;
 use crate::domain::tenancy::{self, Environment};
 use crate::proto::herald::v1 as pb;
+use crate::wire::format_timestamp;
 
 super::service_shell!(EnvironmentsGrpc);
 

@@ -3,12 +3,12 @@
 use serde_json::Value;
 use tonic::{Request, Response, Status};
 
-use super::convert::format_timestamp;
 use crate::auth::tenant_of;
 use crate::domain::integrations::{self, Integration, IntegrationChanges, NewIntegration};
 use crate::domain::validation::Validator;
 use crate::error::{AppError, AppResult};
 use crate::proto::herald::v1 as pb;
+use crate::wire::format_timestamp;
 
 super::service_shell!(IntegrationsGrpc);
 

@@ -4,11 +4,11 @@ use std::collections::HashMap;
 
 use uuid::Uuid;
 
-use super::convert::{format_timestamp, json_to_struct};
 use crate::domain::messages::{MarkAs, Message, MessagePage, MessageQuery, MessageRow};
 use crate::domain::workflows::template::template_form;
 use crate::error::{AppError, AppResult};
 use crate::proto::herald::v1 as pb;
+use crate::wire::{format_timestamp, json_to_struct};
 
 impl From<pb::ListMessagesRequest> for MessageQuery {
     fn from(request: pb::ListMessagesRequest) -> Self {

@@ -8,7 +8,7 @@ use http::StatusCode;
 use serde_json::{json, Map, Value};
 
 use crate::error::{AppError, FieldError};
-use crate::grpc::convert::format_timestamp;
+use crate::wire::format_timestamp;
 
 /// What an error response says, before the request path is known. Carried in the response
 /// extensions from where the error arises to [`render_errors`], which writes the body.

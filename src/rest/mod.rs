@@ -23,8 +23,8 @@ use serde::Serialize;
 
 use crate::domain::tenancy::Tenant;
 use crate::error::AppError;
-use crate::grpc::convert::integral_numbers;
 use crate::grpc::Services;
+use crate::wire::integral_numbers;
 
 /// Every REST route, without authentication or error rendering (the server adds both).
 pub fn router(services: Services) -> Router {

@@ -36,7 +36,7 @@ pub fn template_form(stored: &StoredWorkflow) -> pb::NotificationTemplate {
         notification_group_id: environment_id.clone(),
         parent_id: None,
         deleted: workflow.deleted,
-        deleted_at: workflow.deleted_at.map(crate::grpc::convert::format_timestamp).unwrap_or_default(),
+        deleted_at: workflow.deleted_at.map(crate::wire::format_timestamp).unwrap_or_default(),
         deleted_by: workflow.deleted_by.clone().unwrap_or_default(),
         notification_group: Some(pb::NotificationGroup {
             id: Some(environment_id.clone()),
@@ -126,7 +126,7 @@ fn notification_step(step: &StepRow) -> pb::NotificationStep {
         template_id: Some(step.id.to_string()),
         active: Some(step.active),
         should_stop_on_fail: Some(step.should_stop_on_fail),
-        template: crate::grpc::convert::json_to_struct(template),
+        template: crate::wire::json_to_struct(template),
         filters: serde_json::from_value(step.filters.clone()).unwrap_or_default(),
         parent_id: None,
         metadata: metadata(step),
