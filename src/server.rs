@@ -6,7 +6,6 @@ use std::future::Future;
 use axum::body::Body;
 use axum::extract::DefaultBodyLimit;
 use axum::middleware::{from_fn, from_fn_with_state};
-use axum::response::Response;
 use axum::Router;
 use http::{HeaderName, Request};
 use tokio::net::TcpListener;
@@ -15,6 +14,7 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use tower_http::trace::TraceLayer;
 
 use crate::app::MAX_REQUEST_BYTES;
+use crate::error::render::{grpc_panic_response, not_found_fallback, render_errors, rest_panic_response};
 use crate::grpc::Services;
 use crate::{auth, rest};
 
@@ -50,14 +50,14 @@ pub fn router_with_extra_rest_routes(state: AppState, extra_rest_routes: Router)
     let rest = rest::router(services)
         .merge(extra_rest_routes)
         .route_layer(authenticate)
-        .layer(CatchPanicLayer::custom(rest::rest_panic_response))
-        .layer(from_fn(rest::render_errors))
+        .layer(CatchPanicLayer::custom(rest_panic_response))
+        .layer(from_fn(render_errors))
         .layer(DefaultBodyLimit::max(MAX_REQUEST_BYTES));
 
     public_grpc_routes()
         .merge(herald_grpc)
         .merge(rest)
-        .fallback(rest::not_found_fallback)
+        .fallback(not_found_fallback)
         .layer(PropagateRequestIdLayer::new(REQUEST_ID_HEADER))
         .layer(TraceLayer::new_for_http().make_span_with(|request: &Request<Body>| {
             let request_id =
@@ -86,11 +86,6 @@ fn public_grpc_routes() -> Router {
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .into_axum_router()
-}
-
-fn grpc_panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response<String> {
-    let error = crate::error::AppError::internal(rest::panic_message(panic.as_ref()));
-    tonic::Status::from(error).into_http()
 }
 
 /// Resolves on SIGINT or SIGTERM.

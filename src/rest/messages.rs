@@ -89,7 +89,7 @@ async fn mark_messages_as(
     use pb::mark_as_enum::MarkAs;
     let body: Value = parse_json(&body)?;
     if !body.is_object() {
-        return Err(AppError::BadRequest("The request body must be a JSON object".into()).into());
+        return Err(AppError::BadRequest("The request body must be a JSON object".into()));
     }
     let message_id = match &body["messageId"] {
         Value::Null => Vec::new(),
@@ -101,7 +101,7 @@ async fn mark_messages_as(
             .ok_or_else(|| AppError::BadRequest("Invalid value for field 'messageId': expected strings".into()))?,
         _ => {
             let message = "Invalid value for field 'messageId': expected a string or an array of strings";
-            return Err(AppError::BadRequest(message.into()).into());
+            return Err(AppError::BadRequest(message.into()));
         }
     };
     let mark_as = match &body["markAs"] {
@@ -111,7 +111,7 @@ async fn mark_messages_as(
                 AppError::invalid_field("markAs", "markAs must be one of read, seen, unread, unseen", name.as_str())
             })?
         }
-        _ => return Err(AppError::BadRequest("Invalid value for field 'markAs': expected a string".into()).into()),
+        _ => return Err(AppError::BadRequest("Invalid value for field 'markAs': expected a string".into())),
     };
     let request = pb::MarkMessagesAsRequest { subscriber_id, message_id, mark_as: mark_as as i32 };
     let response = services.messages.mark_messages_as(grpc_request(tenant, request)).await?.into_inner();

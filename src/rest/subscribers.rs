@@ -82,9 +82,7 @@ async fn search_subscribers(
         None => None,
         Some(text) => match OrderDirection::from_str_name(&text.to_ascii_uppercase()) {
             Some(direction @ (OrderDirection::Asc | OrderDirection::Desc)) => Some(direction as i32),
-            _ => {
-                return Err(AppError::invalid_field("orderDirection", "orderDirection must be ASC or DESC", text).into())
-            }
+            _ => return Err(AppError::invalid_field("orderDirection", "orderDirection must be ASC or DESC", text)),
         },
     };
     let limit = match query.integer("limit")? {

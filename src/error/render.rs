@@ -1,5 +1,6 @@
-//! The contract's HTTP error body, rendered in one place for every REST failure: handler errors,
-//! authentication, unknown routes, wrong methods, oversized bodies and panics.
+//! Errors on the wire, rendered in one place for both transports: the contract's HTTP error body
+//! for every REST failure (handler errors, authentication, unknown routes, wrong methods, oversized
+//! bodies and panics), and the gRPC status of those a gRPC client meets before a tonic method runs.
 
 use axum::extract::{OriginalUri, Request};
 use axum::middleware::Next;
@@ -7,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use http::StatusCode;
 use serde_json::{json, Map, Value};
 
-use crate::error::{AppError, FieldError};
+use super::{AppError, FieldError};
 use crate::wire::format_timestamp;
 
 /// What an error response says, before the request path is known. Carried in the response
@@ -40,6 +41,21 @@ pub fn error_response(error: AppError) -> Response {
     let mut response = status.into_response();
     response.extensions_mut().insert(report);
     response
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        error_response(self)
+    }
+}
+
+/// Whether `request` is a gRPC call (its errors are statuses, not JSON bodies).
+pub fn is_grpc<B>(request: &http::Request<B>) -> bool {
+    request
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/grpc"))
 }
 
 fn field_errors_body(fields: &[FieldError]) -> Value {
@@ -102,25 +118,25 @@ fn render(status: StatusCode, report: &ErrorReport, path: &str) -> Response {
 
 /// Unknown routes: a gRPC client gets UNIMPLEMENTED, everyone else the contract's 404.
 pub async fn not_found_fallback(OriginalUri(uri): OriginalUri, request: Request) -> Response {
-    let is_grpc = request
-        .headers()
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| value.starts_with("application/grpc"));
-    if is_grpc {
+    if is_grpc(&request) {
         return tonic::Status::unimplemented(format!("Unknown method {}", uri.path())).into_http();
     }
     let report = plain_report(format!("Cannot {} {}", request.method(), uri.path()));
     render(StatusCode::NOT_FOUND, &report, uri.path())
 }
 
-/// Turns a handler panic into a logged 500 with an `errorId` instead of a dropped connection.
+/// Turns a REST handler panic into a logged 500 with an `errorId` instead of a dropped connection.
 pub fn rest_panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
     error_response(AppError::internal(panic_message(panic.as_ref())))
 }
 
+/// Turns a tonic method panic into a logged INTERNAL status with its error id.
+pub fn grpc_panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response<String> {
+    tonic::Status::from(AppError::internal(panic_message(panic.as_ref()))).into_http()
+}
+
 /// The text of a panic payload, for the log.
-pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     if let Some(text) = panic.downcast_ref::<&str>() {
         format!("panic: {text}")
     } else if let Some(text) = panic.downcast_ref::<String>() {
@@ -129,3 +145,4 @@ pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         "panic with a non-text payload".to_string()
     }
 }
+
