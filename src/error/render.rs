@@ -146,3 +146,118 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use tonic::Code;
+    use tonic_types::StatusExt;
+
+    use super::*;
+    use crate::error::PayloadError;
+
+    /// The JSON body REST writes for `error` at `/path`, without its (checked) timestamp.
+    async fn rest_body(error: AppError) -> (StatusCode, Value) {
+        let response = error_response(error);
+        let status = response.status();
+        let report = response.extensions().get::<ErrorReport>().expect("a report for the middleware").clone();
+        let rendered = render(status, &report, "/path");
+        let bytes = axum::body::to_bytes(rendered.into_body(), usize::MAX).await.expect("a body");
+        let mut body: Value = serde_json::from_slice(&bytes).expect("a JSON body");
+        let timestamp = body.as_object_mut().and_then(|fields| fields.remove("timestamp")).expect("a timestamp");
+        assert!(timestamp.as_str().is_some_and(|text| text.ends_with('Z')), "{timestamp}");
+        (status, body)
+    }
+
+    fn every_variant() -> Vec<(AppError, u16, Code, Value)> {
+        let internal = AppError::Internal { error_id: "e1".into(), cause: "disk on fire".into() };
+        let field = FieldError { path: "email".into(), messages: vec!["must be an email".into()], value: json!("x") };
+        let payload_error = PayloadError { field: "orderId".into(), message: "is required".into(), value: Value::Null };
+        let body = |status: u16, error: &str, message: &str| json!({ "statusCode": status, "path": "/path", "message": message, "error": error });
+        vec![
+            (AppError::BadRequest("bad".into()), 400, Code::InvalidArgument, body(400, "Bad Request", "bad")),
+            (AppError::Unauthenticated("who".into()), 401, Code::Unauthenticated, body(401, "Unauthorized", "who")),
+            (AppError::NotFound("gone".into()), 404, Code::NotFound, body(404, "Not Found", "gone")),
+            (AppError::Conflict("taken".into()), 409, Code::AlreadyExists, body(409, "Conflict", "taken")),
+            (
+                AppError::PayloadTooLarge("big".into()),
+                413,
+                Code::ResourceExhausted,
+                body(413, "Payload Too Large", "big"),
+            ),
+            (AppError::Validation(vec![field]), 422, Code::InvalidArgument, {
+                let mut body = body(422, "Unprocessable Entity", "Validation failed: email");
+                body["errors"] = json!({ "email": { "messages": ["must be an email"], "value": "x" } });
+                body
+            }),
+            (
+                AppError::Unprocessable("workflow_not_found".into()),
+                422,
+                Code::FailedPrecondition,
+                body(422, "Unprocessable Entity", "workflow_not_found"),
+            ),
+            (AppError::PayloadValidation(vec![payload_error]), 400, Code::InvalidArgument, {
+                let mut body = body(400, "Bad Request", "Payload validation failed");
+                body["type"] = json!("PAYLOAD_VALIDATION_ERROR");
+                body["errors"] = json!([{ "field": "orderId", "message": "is required", "value": null }]);
+                body
+            }),
+            (
+                AppError::Unavailable("pool timed out".into()),
+                503,
+                Code::Unavailable,
+                body(503, "Service Unavailable", "service unavailable"),
+            ),
+            (internal, 500, Code::Internal, {
+                let mut body = body(500, "Internal Server Error", "Internal server error");
+                body["errorId"] = json!("e1");
+                body
+            }),
+        ]
+    }
+
+    #[tokio::test]
+    async fn every_variant_has_its_http_status_grpc_code_and_body() {
+        for (error, status, code, body) in every_variant() {
+            let name = format!("{error:?}");
+            assert_eq!(tonic::Status::from(error_copy(&error)).code(), code, "{name}");
+            assert_eq!(rest_body(error).await, (StatusCode::from_u16(status).unwrap(), body), "{name}");
+        }
+    }
+
+    /// REST calls tonic methods in-process: the error it renders is the one the method returned.
+    #[tokio::test]
+    async fn an_error_survives_the_round_trip_through_a_status() {
+        for (error, ..) in every_variant() {
+            let expected = rest_body(error_copy(&error)).await;
+            assert_eq!(rest_body(AppError::from(tonic::Status::from(error))).await, expected);
+        }
+    }
+
+    #[test]
+    fn grpc_statuses_carry_the_message_and_every_field_violation() {
+        let error = AppError::Validation(vec![FieldError {
+            path: "email".into(),
+            messages: vec!["must be an email".into(), "must not contain spaces".into()],
+            value: json!("a b"),
+        }]);
+        let status = tonic::Status::from(error);
+        assert_eq!(status.message(), "Validation failed: email");
+        let violations = status.get_details_bad_request().expect("BadRequest details").field_violations;
+        let described: Vec<(&str, &str)> =
+            violations.iter().map(|violation| (violation.field.as_str(), violation.description.as_str())).collect();
+        assert_eq!(described, [("email", "must be an email"), ("email", "must not contain spaces")]);
+        let internal = tonic::Status::from(AppError::Internal { error_id: "e1".into(), cause: "secret".into() });
+        assert_eq!(internal.message(), "Internal server error (errorId e1)");
+    }
+
+    #[test]
+    fn a_status_not_made_from_an_app_error_is_a_500() {
+        let error = AppError::from(tonic::Status::unknown("from elsewhere"));
+        assert_eq!(error.http_status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(error.error_id().is_some());
+    }
+
+    fn error_copy(error: &AppError) -> AppError {
+        error.clone_for_response()
+    }
+}
