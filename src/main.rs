@@ -85,8 +85,7 @@ async fn serve(settings: &GlobalSettings, engine_settings: &EngineSettings, data
     let engine = EngineContext::start(&database.pool, Clock::system()).await?;
     let (stop_workers, stop) = tokio::sync::watch::channel(false);
     let workers = engine_settings.role.runs_workers().then(|| {
-        let shared =
-            WorkerShared::new(database.pool.clone(), cipher.clone(), engine.clone(), engine_settings.worker_settings());
+        let shared = WorkerShared::new(database.pool.clone(), cipher.clone(), engine.clone(), engine_settings.into());
         tracing::info!(owner = %shared.owner, "workers started");
         tokio::spawn(run_workers(std::sync::Arc::new(shared), stop))
     });
