@@ -1,5 +1,10 @@
 //! What a running Herald shares: the state every handler holds ([`AppState`]) and the limits both
-//! transports apply.
+//! transports apply. [`start`] wires a whole process (engine, workers, router, server) for
+//! `src/main.rs` and the test harness alike.
+
+mod start;
+
+pub use start::{start, Running, StartOptions};
 
 use crate::crypto::CredentialCipher;
 use crate::db::{DbConn, DbPool};

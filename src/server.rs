@@ -1,14 +1,11 @@
 //! One router on one port: REST (HTTP/1.1 and h2) and gRPC (h2c), gRPC health and reflection,
 //! request ids, tracing, and graceful shutdown.
 
-use std::future::Future;
-
 use axum::body::Body;
 use axum::extract::DefaultBodyLimit;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::Router;
 use http::{HeaderName, Request};
-use tokio::net::TcpListener;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
@@ -23,23 +20,9 @@ pub use crate::app::AppState;
 
 const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
-/// Serves Herald on `listener` until `shutdown` resolves, then lets in-flight requests finish.
-pub async fn serve(
-    listener: TcpListener,
-    state: AppState,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await
-}
-
-/// The whole HTTP surface.
-pub fn router(state: AppState) -> Router {
-    router_with_extra_rest_routes(state, Router::new())
-}
-
 /// The whole HTTP surface, with `extra_rest_routes` served like Herald's own REST routes (same
 /// authentication, error rendering and panic handling). Tests use it to provoke failures.
-pub fn router_with_extra_rest_routes(state: AppState, extra_rest_routes: Router) -> Router {
+pub fn router(state: AppState, extra_rest_routes: Router) -> Router {
     let services = Services::new(state.clone());
     let authenticate = from_fn_with_state(state, auth::authenticate);
 
