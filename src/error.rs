@@ -26,6 +26,20 @@ pub struct FieldError {
     pub value: Value,
 }
 
+impl FieldError {
+    /// `path` failing for one reason.
+    pub fn new(path: impl Into<String>, message: impl Into<String>, value: impl Into<Value>) -> Self {
+        Self { path: path.into(), messages: vec![message.into()], value: value.into() }
+    }
+}
+
+impl From<FieldError> for AppError {
+    /// A 422 for a single field.
+    fn from(field: FieldError) -> Self {
+        AppError::Validation(vec![field])
+    }
+}
+
 /// One way a trigger payload fails the workflow's payload schema.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct PayloadError {
@@ -93,11 +107,7 @@ impl AppError {
 
     /// A 422 for a single field.
     pub fn invalid_field(path: impl Into<String>, message: impl Into<String>, value: impl Into<Value>) -> Self {
-        AppError::Validation(vec![FieldError {
-            path: path.into(),
-            messages: vec![message.into()],
-            value: value.into(),
-        }])
+        FieldError::new(path, message, value).into()
     }
 
     /// The HTTP status the contract gives this error.
