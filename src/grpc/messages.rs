@@ -2,7 +2,7 @@
 
 use tonic::{Request, Response, Status};
 
-use super::message_convert::{mark_as, messages_to_proto};
+use super::messages_convert::{mark_as, messages_to_proto};
 use crate::auth::tenant_of;
 use crate::domain::messages;
 use crate::proto::herald::v1 as pb;

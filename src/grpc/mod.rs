@@ -18,17 +18,17 @@ macro_rules! service_shell {
 }
 pub(crate) use service_shell;
 
-pub mod activity_convert;
 pub mod convert;
 pub mod environments;
 pub mod events;
 pub mod events_convert;
 pub mod integrations;
-pub mod message_convert;
 pub mod messages;
+pub mod messages_convert;
 pub mod notifications;
-pub mod subscriber_convert;
+pub mod notifications_convert;
 pub mod subscribers;
+pub mod subscribers_convert;
 pub mod workflows;
 
 use axum::body::Body;

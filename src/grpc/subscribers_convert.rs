@@ -45,6 +45,20 @@ impl TryFrom<Subscriber> for pb::Subscriber {
     }
 }
 
+/// The subscriber summary a notification event carries.
+impl From<Subscriber> for pb::NotificationEventSubscriber {
+    fn from(subscriber: Subscriber) -> Self {
+        Self {
+            subscriber_id: subscriber.subscriber_id,
+            id: subscriber.id.to_string(),
+            first_name: subscriber.first_name,
+            last_name: subscriber.last_name,
+            email: subscriber.email,
+            phone: subscriber.phone,
+        }
+    }
+}
+
 impl From<ChannelSetting> for pb::ChannelSettings {
     fn from(setting: ChannelSetting) -> Self {
         Self {
