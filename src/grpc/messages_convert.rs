@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 use super::convert::{enum_name, read_json};
-use crate::domain::messages::{MarkAs, Message, MessagePage, MessageQuery, MessageRow};
+use crate::domain::messages::{MarkAs, Message, MessagePage, MessageQuery, StoredMessage};
 use crate::domain::workflows::template::template_form;
 use crate::error::{AppError, AppResult};
 use crate::proto::herald::v1 as pb;
@@ -82,7 +82,7 @@ pub fn messages_to_proto(messages: Vec<Message>, with_context_keys: bool) -> App
 }
 
 fn message_to_proto(
-    row: MessageRow,
+    row: StoredMessage,
     subscriber: Option<pb::Subscriber>,
     template: Option<pb::NotificationTemplate>,
     template_identifier: Option<String>,

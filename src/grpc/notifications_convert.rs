@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::convert::{enum_name, read_json};
-use crate::domain::activity::{Event, EventPage, EventQuery, ExecutionDetailRow, Job};
+use crate::domain::activity::{ActivityJob, Event, EventPage, EventQuery, ExecutionDetailRow};
 use crate::domain::workflows::template::triggers;
 use crate::domain::workflows::StoredWorkflow;
 use crate::proto::herald::v1 as pb;
@@ -89,8 +89,8 @@ fn event_template(stored: &StoredWorkflow) -> pb::NotificationEventTemplate {
     }
 }
 
-impl From<Job> for pb::Job {
-    fn from(job: Job) -> Self {
+impl From<ActivityJob> for pb::Job {
+    fn from(job: ActivityJob) -> Self {
         let row = job.row;
         Self {
             id: row.id.to_string(),
