@@ -28,8 +28,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tonic_prost_build::configure()
         .compile_well_known_types(true)
         .extern_path(".google.protobuf", "::pbjson_types")
-        // Services not implemented yet answer UNIMPLEMENTED instead of failing to compile.
-        .generate_default_stubs(true)
         .compile_fds(descriptors.clone())?;
 
     let mut json = pbjson_build::Builder::new();

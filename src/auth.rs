@@ -6,9 +6,10 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use crate::app::AppState;
 use crate::domain::tenancy::{self, Tenant};
+use crate::error::render::is_grpc;
 use crate::error::AppError;
-use crate::server::AppState;
 
 const SCHEME: &str = "ApiKey";
 
@@ -21,7 +22,7 @@ pub async fn authenticate(State(state): State<AppState>, mut request: Request, n
             next.run(request).await
         }
         Err(error) if is_grpc(&request) => tonic::Status::from(error).into_http(),
-        Err(error) => crate::rest::error_response(error).into_response(),
+        Err(error) => error.into_response(),
     }
 }
 
@@ -38,14 +39,6 @@ async fn resolve_tenant(state: &AppState, authorization: Option<http::HeaderValu
     tenancy::find_tenant_by_api_key(&mut conn, key)
         .await?
         .ok_or_else(|| AppError::Unauthenticated("API Key not found".into()))
-}
-
-fn is_grpc(request: &Request) -> bool {
-    request
-        .headers()
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| value.starts_with("application/grpc"))
 }
 
 /// The tenant the auth middleware resolved; every authenticated tonic method starts here.

@@ -102,14 +102,3 @@ pub struct EngineSettings {
     #[arg(long, env = "HERALD_WORKER_POLL_MS", default_value_t = 1000, global = true)]
     pub worker_poll_ms: u64,
 }
-
-impl EngineSettings {
-    pub fn worker_settings(&self) -> crate::engine::worker::WorkerSettings {
-        crate::engine::worker::WorkerSettings {
-            concurrency: self.worker_concurrency,
-            batch_size: self.worker_batch_size,
-            lease: std::time::Duration::from_secs(self.job_lease_secs),
-            poll_interval: std::time::Duration::from_millis(self.worker_poll_ms),
-        }
-    }
-}

@@ -1,13 +1,16 @@
 //! The one error type of Herald. Business code returns [`AppError`]; the gRPC layer turns it into a
-//! `tonic::Status` (with `google.rpc.BadRequest` details for field violations), and the REST layer
-//! turns that status back into the contract's HTTP error body (see `rest::error_body`).
+//! `tonic::Status` (with `google.rpc.BadRequest` details for field violations), and the REST layer,
+//! which calls the tonic methods in-process, reads the error back from that status and renders the
+//! contract's HTTP error body (see [`render::error_response`]).
+
+pub mod render;
 
 use std::sync::Arc;
 
 use http::StatusCode;
 use serde_json::Value;
 use tonic::Code;
-use tonic_types::{BadRequest, ErrorDetails, FieldViolation, StatusExt};
+use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
 /// Result of business operations.
 pub type AppResult<T> = Result<T, AppError>;
@@ -21,6 +24,20 @@ pub struct FieldError {
     pub messages: Vec<String>,
     /// The value the client sent (JSON `null` when absent).
     pub value: Value,
+}
+
+impl FieldError {
+    /// `path` failing for one reason.
+    pub fn new(path: impl Into<String>, message: impl Into<String>, value: impl Into<Value>) -> Self {
+        Self { path: path.into(), messages: vec![message.into()], value: value.into() }
+    }
+}
+
+impl From<FieldError> for AppError {
+    /// A 422 for a single field.
+    fn from(field: FieldError) -> Self {
+        AppError::Validation(vec![field])
+    }
 }
 
 /// One way a trigger payload fails the workflow's payload schema.
@@ -61,9 +78,6 @@ pub enum AppError {
     /// 400: a trigger payload that fails the workflow's `payloadSchema`; every error is listed.
     #[error("Payload validation failed")]
     PayloadValidation(Vec<PayloadError>),
-    /// 501: the rpc exists in the API but is not implemented yet.
-    #[error("{0}")]
-    Unimplemented(String),
     /// 503: the database could not be reached.
     #[error("service unavailable")]
     Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -93,11 +107,7 @@ impl AppError {
 
     /// A 422 for a single field.
     pub fn invalid_field(path: impl Into<String>, message: impl Into<String>, value: impl Into<Value>) -> Self {
-        AppError::Validation(vec![FieldError {
-            path: path.into(),
-            messages: vec![message.into()],
-            value: value.into(),
-        }])
+        FieldError::new(path, message, value).into()
     }
 
     /// The HTTP status the contract gives this error.
@@ -110,7 +120,6 @@ impl AppError {
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::Validation(_) | AppError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             AppError::PayloadValidation(_) => StatusCode::BAD_REQUEST,
-            AppError::Unimplemented(_) => StatusCode::NOT_IMPLEMENTED,
             AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -124,7 +133,6 @@ impl AppError {
             AppError::NotFound(_) => Code::NotFound,
             AppError::Conflict(_) => Code::AlreadyExists,
             AppError::PayloadTooLarge(_) => Code::ResourceExhausted,
-            AppError::Unimplemented(_) => Code::Unimplemented,
             AppError::Unavailable(_) => Code::Unavailable,
             AppError::Internal { .. } => Code::Internal,
         }
@@ -135,22 +143,6 @@ impl AppError {
         match self {
             AppError::Internal { error_id, .. } => Some(error_id),
             _ => None,
-        }
-    }
-
-    /// Rebuilds the error from a status that did not come from an [`AppError`] (a status made by
-    /// tonic itself, such as a decode failure), so REST renders every status the same way.
-    fn from_foreign_status(status: &tonic::Status) -> Self {
-        let message = status.message().to_string();
-        match status.code() {
-            Code::InvalidArgument | Code::OutOfRange | Code::FailedPrecondition => AppError::BadRequest(message),
-            Code::Unauthenticated | Code::PermissionDenied => AppError::Unauthenticated(message),
-            Code::NotFound => AppError::NotFound(message),
-            Code::AlreadyExists | Code::Aborted => AppError::Conflict(message),
-            Code::ResourceExhausted => AppError::PayloadTooLarge(message),
-            Code::Unimplemented => AppError::Unimplemented(message),
-            Code::Unavailable => AppError::Unavailable(message.into()),
-            _ => AppError::internal(format!("{:?}: {message}", status.code())),
         }
     }
 }
@@ -189,32 +181,14 @@ impl From<AppError> for tonic::Status {
 }
 
 impl From<tonic::Status> for AppError {
-    /// Recovers the error a status was made from: from its source when it was built in-process,
-    /// else from the code, message and `BadRequest` details sent over the wire.
+    /// Recovers the error a status was made from. Every status a tonic method returns is built from
+    /// an [`AppError`] in-process, so anything else is a bug, reported as a 500.
     fn from(status: tonic::Status) -> Self {
-        if let Some(original) = std::error::Error::source(&status).and_then(|s| s.downcast_ref::<AppError>()) {
-            return original.clone_for_response();
-        }
-        if let Some(bad_request) = status.get_details_bad_request() {
-            return AppError::Validation(fields_from_bad_request(bad_request));
-        }
-        AppError::from_foreign_status(&status)
-    }
-}
-
-fn fields_from_bad_request(bad_request: BadRequest) -> Vec<FieldError> {
-    let mut fields: Vec<FieldError> = Vec::new();
-    for violation in bad_request.field_violations {
-        match fields.iter_mut().find(|field| field.path == violation.field) {
-            Some(field) => field.messages.push(violation.description),
-            None => fields.push(FieldError {
-                path: violation.field,
-                messages: vec![violation.description],
-                value: Value::Null,
-            }),
+        match std::error::Error::source(&status).and_then(|source| source.downcast_ref::<AppError>()) {
+            Some(original) => original.clone_for_response(),
+            None => AppError::internal(format!("{:?}: {}", status.code(), status.message())),
         }
     }
-    fields
 }
 
 impl AppError {
@@ -229,7 +203,6 @@ impl AppError {
             AppError::Validation(fields) => AppError::Validation(fields.clone()),
             AppError::Unprocessable(m) => AppError::Unprocessable(m.clone()),
             AppError::PayloadValidation(errors) => AppError::PayloadValidation(errors.clone()),
-            AppError::Unimplemented(m) => AppError::Unimplemented(m.clone()),
             AppError::Unavailable(cause) => AppError::Unavailable(cause.to_string().into()),
             AppError::Internal { error_id, cause } => {
                 AppError::Internal { error_id: error_id.clone(), cause: cause.to_string().into() }

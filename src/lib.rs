@@ -1,5 +1,6 @@
 //! Herald: a notification delivery service. gRPC and REST on one port, PostgreSQL-backed.
 
+pub mod app;
 pub mod auth;
 pub mod bootstrap;
 pub mod config;
@@ -13,4 +14,6 @@ pub mod proto;
 pub mod providers;
 pub mod rest;
 pub mod server;
+pub mod startup;
+pub mod wire;
 pub mod workflow;

@@ -5,8 +5,8 @@ use herald::config::{init_tracing, EngineSettings, GlobalSettings};
 use herald::crypto::CredentialCipher;
 use herald::db::{run_migrations, Database};
 use herald::domain::tenancy;
-use herald::engine::worker::{run_workers, WorkerShared};
-use herald::engine::{Clock, EngineContext};
+use herald::engine::Clock;
+use herald::startup::{self, StartOptions};
 use herald::{bootstrap, server};
 use uuid::Uuid;
 
@@ -82,27 +82,22 @@ async fn serve(settings: &GlobalSettings, engine_settings: &EngineSettings, data
     if database.local_cluster.is_some() {
         bootstrap::first_start(&database.pool, &cipher, &settings.database.data_dir).await?;
     }
-    let engine = EngineContext::start(&database.pool, Clock::system()).await?;
-    let (stop_workers, stop) = tokio::sync::watch::channel(false);
-    let workers = engine_settings.role.runs_workers().then(|| {
-        let shared =
-            WorkerShared::new(database.pool.clone(), cipher.clone(), engine.clone(), engine_settings.worker_settings());
-        tracing::info!(owner = %shared.owner, "workers started");
-        tokio::spawn(run_workers(std::sync::Arc::new(shared), stop))
-    });
-    if engine_settings.role.serves_api() {
-        let listener = tokio::net::TcpListener::bind(settings.addr).await?;
-        tracing::info!(addr = %listener.local_addr()?, "Herald is serving REST and gRPC");
-        let state = server::AppState { pool: database.pool.clone(), cipher, engine };
-        server::serve(listener, state, server::shutdown_signal()).await?;
+    let listener = if engine_settings.role.serves_api() {
+        Some(tokio::net::TcpListener::bind(settings.addr).await?)
     } else {
-        server::shutdown_signal().await;
-    }
-    let _ = stop_workers.send(true);
-    if let Some(workers) = workers {
-        workers.await?;
-    }
-    Ok(())
+        None
+    };
+    let running = startup::start(StartOptions {
+        pool: database.pool.clone(),
+        cipher,
+        clock: Clock::system(),
+        listener,
+        workers: engine_settings.role.runs_workers().then(|| engine_settings.into()),
+        extra_rest_routes: axum::Router::new(),
+    })
+    .await?;
+    server::shutdown_signal().await;
+    running.shutdown().await
 }
 
 async fn admin(command: AdminCommand, database: &Database) -> anyhow::Result<()> {

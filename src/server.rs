@@ -1,64 +1,28 @@
 //! One router on one port: REST (HTTP/1.1 and h2) and gRPC (h2c), gRPC health and reflection,
 //! request ids, tracing, and graceful shutdown.
 
-use std::future::Future;
-
 use axum::body::Body;
 use axum::extract::DefaultBodyLimit;
 use axum::middleware::{from_fn, from_fn_with_state};
-use axum::response::Response;
 use axum::Router;
 use http::{HeaderName, Request};
-use tokio::net::TcpListener;
-use tonic::server::NamedService;
-use tower::ServiceExt;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
-use crate::db::DbPool;
+use crate::app::MAX_REQUEST_BYTES;
+use crate::error::render::{grpc_panic_response, not_found_fallback, render_errors, rest_panic_response};
 use crate::grpc::Services;
 use crate::{auth, rest};
 
-/// Largest request body (REST) or message (gRPC) accepted: 512 KiB.
-pub const MAX_REQUEST_BYTES: usize = 512 * 1024;
+/// Re-exported for `src/grpc/workflows.rs`, which still imports it from here; the state lives in `app`.
+use crate::app::AppState;
 
 const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
-/// What every handler shares.
-#[derive(Clone)]
-pub struct AppState {
-    pub pool: DbPool,
-    /// Encrypts integration credentials at rest.
-    pub cipher: crate::crypto::CredentialCipher,
-    /// The engine's clock and wake-up channel.
-    pub engine: crate::engine::EngineContext,
-}
-
-impl AppState {
-    /// A pooled connection; an unreachable database is a 503.
-    pub async fn connection(&self) -> Result<crate::db::DbConn, crate::error::AppError> {
-        Ok(self.pool.get().await?)
-    }
-}
-
-/// Serves Herald on `listener` until `shutdown` resolves, then lets in-flight requests finish.
-pub async fn serve(
-    listener: TcpListener,
-    state: AppState,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await
-}
-
-/// The whole HTTP surface.
-pub fn router(state: AppState) -> Router {
-    router_with_extra_rest_routes(state, Router::new())
-}
-
 /// The whole HTTP surface, with `extra_rest_routes` served like Herald's own REST routes (same
 /// authentication, error rendering and panic handling). Tests use it to provoke failures.
-pub fn router_with_extra_rest_routes(state: AppState, extra_rest_routes: Router) -> Router {
+pub fn router(state: AppState, extra_rest_routes: Router) -> Router {
     let services = Services::new(state.clone());
     let authenticate = from_fn_with_state(state, auth::authenticate);
 
@@ -69,14 +33,14 @@ pub fn router_with_extra_rest_routes(state: AppState, extra_rest_routes: Router)
     let rest = rest::router(services)
         .merge(extra_rest_routes)
         .route_layer(authenticate)
-        .layer(CatchPanicLayer::custom(rest::rest_panic_response))
-        .layer(from_fn(rest::render_errors))
+        .layer(CatchPanicLayer::custom(rest_panic_response))
+        .layer(from_fn(render_errors))
         .layer(DefaultBodyLimit::max(MAX_REQUEST_BYTES));
 
     public_grpc_routes()
         .merge(herald_grpc)
         .merge(rest)
-        .fallback(rest::not_found_fallback)
+        .fallback(not_found_fallback)
         .layer(PropagateRequestIdLayer::new(REQUEST_ID_HEADER))
         .layer(TraceLayer::new_for_http().make_span_with(|request: &Request<Body>| {
             let request_id =
@@ -105,29 +69,6 @@ fn public_grpc_routes() -> Router {
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .into_axum_router()
-}
-
-/// Mounts a generated tonic server on `router` at `/<package>.<Service>/{*method}`.
-pub fn with_grpc_service<S>(router: Router, server: S) -> Router
-where
-    S: NamedService
-        + tower::Service<
-            Request<tonic::body::Body>,
-            Response = Response<tonic::body::Body>,
-            Error = std::convert::Infallible,
-        > + Clone
-        + Send
-        + Sync
-        + 'static,
-    S::Future: Send + 'static,
-{
-    let path = format!("/{}/{{*method}}", S::NAME);
-    router.route_service(&path, server.map_request(|request: Request<Body>| request.map(tonic::body::Body::new)))
-}
-
-fn grpc_panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response<String> {
-    let error = crate::error::AppError::internal(rest::panic_message(panic.as_ref()));
-    tonic::Status::from(error).into_http()
 }
 
 /// Resolves on SIGINT or SIGTERM.

@@ -7,6 +7,7 @@ use rand::RngCore;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
+use super::validation::Validator;
 use crate::db::schema::{api_keys, environments, organizations};
 use crate::error::{AppError, AppResult};
 
@@ -95,16 +96,10 @@ pub async fn create_environment(
 
     let organization_name = organization_name.trim().to_string();
     let environment_name = environment_name.trim().to_string();
-    let mut invalid = Vec::new();
-    if organization_name.is_empty() {
-        invalid.push(empty_field("organization"));
-    }
-    if environment_name.is_empty() {
-        invalid.push(empty_field("name"));
-    }
-    if !invalid.is_empty() {
-        return Err(AppError::Validation(invalid));
-    }
+    let mut validator = Validator::new();
+    validator.check(!organization_name.is_empty(), "organization", "organization must not be empty", "");
+    validator.check(!environment_name.is_empty(), "name", "name must not be empty", "");
+    validator.finish()?;
     conn.transaction::<_, AppError, _>(async |conn| {
         let organization_id = upsert_organization(conn, &organization_name).await?;
         let now = Utc::now();
@@ -129,14 +124,6 @@ pub async fn create_environment(
         Ok((environment, key))
     })
     .await
-}
-
-fn empty_field(path: &str) -> crate::error::FieldError {
-    crate::error::FieldError {
-        path: path.to_string(),
-        messages: vec![format!("{path} must not be empty")],
-        value: serde_json::Value::String(String::new()),
-    }
 }
 
 async fn upsert_organization(conn: &mut AsyncPgConnection, name: &str) -> AppResult<Uuid> {

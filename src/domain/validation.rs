@@ -17,13 +17,24 @@ impl Validator {
 
     /// Records `message` for `path` (merged with earlier messages of the same field).
     pub fn reject(&mut self, path: &str, message: impl Into<String>, value: impl Into<Value>) {
-        let message = message.into();
-        match self.errors.iter_mut().find(|error| error.path == path) {
-            Some(error) => error.messages.push(message),
-            None => {
-                self.errors.push(FieldError { path: path.to_string(), messages: vec![message], value: value.into() })
-            }
+        self.add(FieldError::new(path, message, value));
+    }
+
+    /// Records `error`; the messages of a field already rejected join the earlier ones.
+    pub fn add(&mut self, error: FieldError) {
+        match self.errors.iter_mut().find(|earlier| earlier.path == error.path) {
+            Some(earlier) => earlier.messages.extend(error.messages),
+            None => self.errors.push(error),
         }
+    }
+
+    /// The value of `result`, or `T::default()` with its failure recorded (several parameters read
+    /// in a row, one 422 naming them all).
+    pub fn take<T: Default>(&mut self, result: Result<T, FieldError>) -> T {
+        result.unwrap_or_else(|error| {
+            self.add(error);
+            T::default()
+        })
     }
 
     /// Records `message` for `path` unless `valid`.
@@ -59,6 +70,18 @@ mod tests {
         assert_eq!(errors[0].path, "email");
         assert_eq!(errors[0].messages, ["must be an email", "must not contain spaces"]);
         assert_eq!(errors[1].value, "Mars/Base");
+    }
+
+    #[test]
+    fn take_keeps_values_and_records_failures() {
+        let mut validator = Validator::new();
+        assert_eq!(validator.take(Ok::<_, FieldError>(3)), 3);
+        assert_eq!(
+            validator.take::<Option<i32>>(Err(FieldError::new("limit", "limit must be a whole number", "x"))),
+            None
+        );
+        let Err(AppError::Validation(errors)) = validator.finish() else { panic!("expected a 422") };
+        assert_eq!(errors, [FieldError::new("limit", "limit must be a whole number", "x")]);
     }
 
     #[test]

@@ -22,6 +22,17 @@ pub struct WorkerSettings {
     pub poll_interval: Duration,
 }
 
+impl From<&crate::config::EngineSettings> for WorkerSettings {
+    fn from(settings: &crate::config::EngineSettings) -> Self {
+        Self {
+            concurrency: settings.worker_concurrency,
+            batch_size: settings.worker_batch_size,
+            lease: Duration::from_secs(settings.job_lease_secs),
+            poll_interval: Duration::from_millis(settings.worker_poll_ms),
+        }
+    }
+}
+
 impl Default for WorkerSettings {
     fn default() -> Self {
         Self { concurrency: 4, batch_size: 100, lease: Duration::from_secs(60), poll_interval: Duration::from_secs(1) }

@@ -1,52 +1,35 @@
-//! Conversions shared by every service.
+//! Conversions shared by the gRPC services.
 
-use chrono::{DateTime, SecondsFormat, Utc};
-
-/// The contract's timestamp form: RFC 3339, UTC, milliseconds, `Z` (`2026-11-21T10:00:00.000Z`).
-pub fn format_timestamp(instant: DateTime<Utc>) -> String {
-    instant.to_rfc3339_opts(SecondsFormat::Millis, true)
+/// The wire name of a known enum value; empty for an unset or unknown one, which the domain then
+/// rejects as it rejects any name it does not know.
+pub fn enum_name(name: Option<&str>) -> String {
+    name.filter(|name| !name.ends_with("_UNSPECIFIED")).unwrap_or_default().to_string()
 }
 
-/// A `google.protobuf.Struct` as the JSON object it carries (stored as jsonb), whole numbers as integers.
-pub fn struct_to_json(value: &pbjson_types::Struct) -> serde_json::Value {
-    integral_numbers(serde_json::to_value(value).expect("a protobuf Struct is always valid JSON"))
-}
-
-/// `google.protobuf.Struct` keeps every number as a double, so a client's `3` would read back as
-/// `3.0`; whole numbers become integers again, as the client sent them.
-pub fn integral_numbers(value: serde_json::Value) -> serde_json::Value {
-    use serde_json::Value;
-    match value {
-        Value::Number(number) => match number.as_f64() {
-            Some(float) if number.is_f64() && float.fract() == 0.0 && float.abs() < 9.0e15 => Value::from(float as i64),
-            _ => Value::Number(number),
-        },
-        Value::Array(items) => Value::Array(items.into_iter().map(integral_numbers).collect()),
-        Value::Object(object) => Value::Object(object.into_iter().map(|(k, v)| (k, integral_numbers(v))).collect()),
-        other => other,
+/// A stored JSON value (`column` of the row `row_id`) read as the proto it holds; `None`, logged,
+/// when it does not read (a bug where it was written), so that one bad row does not fail a listing.
+pub fn read_json<T: serde::de::DeserializeOwned>(
+    column: &str,
+    row_id: uuid::Uuid,
+    value: serde_json::Value,
+) -> Option<T> {
+    match serde_json::from_value(value) {
+        Ok(read) => Some(read),
+        Err(error) => {
+            tracing::warn!(%row_id, column, %error, "stored JSON does not match the API shape");
+            None
+        }
     }
-}
-
-/// A JSON object as a `google.protobuf.Struct`; anything but an object yields `None`.
-pub fn json_to_struct(value: serde_json::Value) -> Option<pbjson_types::Struct> {
-    match value {
-        serde_json::Value::Object(_) => serde_json::from_value(value).ok(),
-        _ => None,
-    }
-}
-
-/// Parses an internal `_id`. Ids that are not ours cannot name anything, so callers answer 404.
-pub fn parse_id(text: &str) -> Option<uuid::Uuid> {
-    uuid::Uuid::parse_str(text).ok()
 }
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use super::*;
 
     #[test]
-    fn whole_doubles_become_integers_and_fractions_stay() {
-        let value = super::integral_numbers(json!({ "a": 3.0, "b": [1.5, -2.0, { "c": 0.0 }], "d": "3.0", "e": 7 }));
-        assert_eq!(value.to_string(), r#"{"a":3,"b":[1.5,-2,{"c":0}],"d":"3.0","e":7}"#);
+    fn unset_and_unknown_enum_values_have_no_name() {
+        assert_eq!(enum_name(Some("in_app")), "in_app");
+        assert_eq!(enum_name(Some("CHANNEL_TYPE_UNSPECIFIED")), "");
+        assert_eq!(enum_name(None), "");
     }
 }

@@ -2,22 +2,12 @@
 
 use tonic::{Request, Response, Status};
 
-use super::convert::format_timestamp;
 use crate::auth::tenant_of;
 use crate::domain::tenancy::{self, Environment};
 use crate::proto::herald::v1 as pb;
-use crate::server::AppState;
+use crate::wire::format_timestamp;
 
-#[derive(Clone)]
-pub struct EnvironmentsGrpc {
-    state: AppState,
-}
-
-impl EnvironmentsGrpc {
-    pub fn new(state: AppState) -> Self {
-        Self { state }
-    }
-}
+super::service_shell!(EnvironmentsGrpc);
 
 impl From<Environment> for pb::Environment {
     fn from(environment: Environment) -> Self {

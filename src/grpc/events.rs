@@ -6,19 +6,9 @@ use crate::auth::tenant_of;
 use crate::engine::trigger;
 use crate::error::AppError;
 use crate::proto::herald::v1 as pb;
-use crate::server::AppState;
 use pb::trigger_event_status_enum::TriggerEventStatus;
 
-#[derive(Clone)]
-pub struct EventsGrpc {
-    state: AppState,
-}
-
-impl EventsGrpc {
-    pub fn new(state: AppState) -> Self {
-        Self { state }
-    }
-}
+super::service_shell!(EventsGrpc);
 
 #[tonic::async_trait]
 impl pb::events_service_server::EventsService for EventsGrpc {

@@ -2,12 +2,12 @@
 
 use serde_json::{json, Value};
 
-use super::convert::struct_to_json;
 use crate::domain::subscribers::{ChannelCredentials, CredentialsUpdate};
 use crate::engine::trigger::{
     Recipient, SubscriberInput, TenantReference, TriggerOutcome, TriggerRequest, TriggerStatus,
 };
 use crate::proto::herald::v1 as pb;
+use crate::wire::struct_to_json;
 use pb::trigger_event_status_enum::TriggerEventStatus;
 
 fn object_or_empty(value: Option<pbjson_types::Struct>) -> Value {

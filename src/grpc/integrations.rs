@@ -3,30 +3,18 @@
 use serde_json::Value;
 use tonic::{Request, Response, Status};
 
-use super::convert::format_timestamp;
+use super::convert::enum_name;
 use crate::auth::tenant_of;
 use crate::domain::integrations::{self, Integration, IntegrationChanges, NewIntegration};
 use crate::domain::validation::Validator;
 use crate::error::{AppError, AppResult};
 use crate::proto::herald::v1 as pb;
-use crate::server::AppState;
+use crate::wire::format_timestamp;
 
-#[derive(Clone)]
-pub struct IntegrationsGrpc {
-    state: AppState,
-}
-
-impl IntegrationsGrpc {
-    pub fn new(state: AppState) -> Self {
-        Self { state }
-    }
-}
+super::service_shell!(IntegrationsGrpc);
 
 fn channel_name(channel: i32) -> String {
-    match pb::channel_type_enum::ChannelType::try_from(channel) {
-        Ok(pb::channel_type_enum::ChannelType::Unspecified) | Err(_) => String::new(),
-        Ok(known) => known.as_str_name().to_string(),
-    }
+    enum_name(pb::channel_type_enum::ChannelType::try_from(channel).ok().map(|channel| channel.as_str_name()))
 }
 
 fn credentials_json(credentials: Option<&pb::IntegrationCredentials>) -> Value {

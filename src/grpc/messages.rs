@@ -2,22 +2,12 @@
 
 use tonic::{Request, Response, Status};
 
-use super::message_convert::{mark_as, messages_to_proto};
+use super::messages_convert::{mark_as, messages_to_proto};
 use crate::auth::tenant_of;
 use crate::domain::messages;
 use crate::proto::herald::v1 as pb;
-use crate::server::AppState;
 
-#[derive(Clone)]
-pub struct MessagesGrpc {
-    state: AppState,
-}
-
-impl MessagesGrpc {
-    pub fn new(state: AppState) -> Self {
-        Self { state }
-    }
-}
+super::service_shell!(MessagesGrpc);
 
 #[tonic::async_trait]
 impl pb::messages_service_server::MessagesService for MessagesGrpc {

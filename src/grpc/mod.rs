@@ -1,25 +1,47 @@
 //! tonic service implementations: thin adapters that read the tenant, convert proto ↔ domain and
 //! call the domain functions.
 
-pub mod activity_convert;
+/// Defines a tonic service type: a cheap clone of the [`AppState`] its methods use.
+macro_rules! service_shell {
+    ($name:ident) => {
+        #[derive(Clone)]
+        pub struct $name {
+            state: $crate::app::AppState,
+        }
+
+        impl $name {
+            pub fn new(state: $crate::app::AppState) -> Self {
+                Self { state }
+            }
+        }
+    };
+}
+pub(crate) use service_shell;
+
 pub mod convert;
 pub mod environments;
 pub mod events;
 pub mod events_convert;
 pub mod integrations;
-pub mod message_convert;
 pub mod messages;
+pub mod messages_convert;
 pub mod notifications;
-pub mod subscriber_convert;
+pub mod notifications_convert;
 pub mod subscribers;
+pub mod subscribers_convert;
 pub mod template_convert;
 pub mod workflows;
 pub mod workflows_convert;
 
+use axum::body::Body;
+use axum::response::Response;
 use axum::Router;
+use http::Request;
+use tonic::server::NamedService;
+use tower::ServiceExt;
 
+use crate::app::{AppState, MAX_REQUEST_BYTES};
 use crate::proto::herald::v1 as pb;
-use crate::server::{with_grpc_service, AppState, MAX_REQUEST_BYTES};
 
 /// One instance of every Herald gRPC service, shared by the gRPC router and the REST layer.
 #[derive(Clone)]
@@ -57,33 +79,43 @@ pub fn routes(services: &Services) -> Router {
     use pb::subscribers_service_server::SubscribersServiceServer;
     use pb::workflows_service_server::WorkflowsServiceServer;
 
-    let router = Router::new();
-    let router = with_grpc_service(
-        router,
-        EnvironmentsServiceServer::new(services.environments.clone()).max_decoding_message_size(MAX_REQUEST_BYTES),
-    );
-    let router = with_grpc_service(
-        router,
-        SubscribersServiceServer::new(services.subscribers.clone()).max_decoding_message_size(MAX_REQUEST_BYTES),
-    );
-    let router = with_grpc_service(
-        router,
-        IntegrationsServiceServer::new(services.integrations.clone()).max_decoding_message_size(MAX_REQUEST_BYTES),
-    );
-    let router = with_grpc_service(
-        router,
-        WorkflowsServiceServer::new(services.workflows.clone()).max_decoding_message_size(MAX_REQUEST_BYTES),
-    );
-    let router = with_grpc_service(
-        router,
-        EventsServiceServer::new(services.events.clone()).max_decoding_message_size(MAX_REQUEST_BYTES),
-    );
-    let router = with_grpc_service(
-        router,
-        NotificationsServiceServer::new(services.notifications.clone()).max_decoding_message_size(MAX_REQUEST_BYTES),
-    );
-    with_grpc_service(
-        router,
-        MessagesServiceServer::new(services.messages.clone()).max_decoding_message_size(MAX_REQUEST_BYTES),
+    /// Mounts each generated server around its service, with the message size limit.
+    macro_rules! mount {
+        ($($server:ident($service:expr)),+ $(,)?) => {{
+            let router = Router::new();
+            $(let router = with_grpc_service(
+                router,
+                $server::new($service.clone()).max_decoding_message_size(MAX_REQUEST_BYTES),
+            );)+
+            router
+        }};
+    }
+
+    mount!(
+        EnvironmentsServiceServer(services.environments),
+        SubscribersServiceServer(services.subscribers),
+        IntegrationsServiceServer(services.integrations),
+        WorkflowsServiceServer(services.workflows),
+        EventsServiceServer(services.events),
+        NotificationsServiceServer(services.notifications),
+        MessagesServiceServer(services.messages),
     )
+}
+
+/// Mounts a generated tonic server on `router` at `/<package>.<Service>/{*method}`.
+fn with_grpc_service<S>(router: Router, server: S) -> Router
+where
+    S: NamedService
+        + tower::Service<
+            Request<tonic::body::Body>,
+            Response = Response<tonic::body::Body>,
+            Error = std::convert::Infallible,
+        > + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send + 'static,
+{
+    let path = format!("/{}/{{*method}}", S::NAME);
+    router.route_service(&path, server.map_request(|request: Request<Body>| request.map(tonic::body::Body::new)))
 }

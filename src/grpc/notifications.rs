@@ -5,18 +5,8 @@ use tonic::{Request, Response, Status};
 use crate::auth::tenant_of;
 use crate::domain::activity;
 use crate::proto::herald::v1 as pb;
-use crate::server::AppState;
 
-#[derive(Clone)]
-pub struct NotificationsGrpc {
-    state: AppState,
-}
-
-impl NotificationsGrpc {
-    pub fn new(state: AppState) -> Self {
-        Self { state }
-    }
-}
+super::service_shell!(NotificationsGrpc);
 
 #[tonic::async_trait]
 impl pb::notifications_service_server::NotificationsService for NotificationsGrpc {

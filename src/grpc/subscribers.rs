@@ -6,21 +6,11 @@ use crate::auth::tenant_of;
 use crate::domain::tenancy::Tenant;
 use crate::domain::{preferences, subscribers};
 use crate::proto::herald::v1 as pb;
-use crate::server::AppState;
 
-#[derive(Clone)]
-pub struct SubscribersGrpc {
-    state: AppState,
-}
-
-impl SubscribersGrpc {
-    pub fn new(state: AppState) -> Self {
-        Self { state }
-    }
-}
+super::service_shell!(SubscribersGrpc);
 
 /// The tenant and message of a request.
-fn split<T>(request: Request<T>) -> Result<(Tenant, T), Status> {
+fn tenant_and_message<T>(request: Request<T>) -> Result<(Tenant, T), Status> {
     let tenant = tenant_of(&request)?;
     Ok((tenant, request.into_inner()))
 }
@@ -31,7 +21,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         &self,
         request: Request<pb::CreateSubscriberRequest>,
     ) -> Result<Response<pb::CreateSubscriberResponse>, Status> {
-        let (tenant, message) = split(request)?;
+        let (tenant, message) = tenant_and_message(request)?;
         let mut conn = self.state.connection().await?;
         let created = subscribers::create_subscriber(&mut conn, tenant, message.into()).await?;
         Ok(Response::new(pb::CreateSubscriberResponse { subscriber: Some(created.try_into()?) }))
@@ -41,7 +31,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         &self,
         request: Request<pb::GetSubscriberRequest>,
     ) -> Result<Response<pb::GetSubscriberResponse>, Status> {
-        let (tenant, message) = split(request)?;
+        let (tenant, message) = tenant_and_message(request)?;
         let mut conn = self.state.connection().await?;
         let found = subscribers::get_subscriber(&mut conn, tenant, &message.subscriber_id).await?;
         Ok(Response::new(pb::GetSubscriberResponse { subscriber: Some(found.try_into()?) }))
@@ -51,7 +41,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         &self,
         request: Request<pb::UpdateSubscriberRequest>,
     ) -> Result<Response<pb::UpdateSubscriberResponse>, Status> {
-        let (tenant, message) = split(request)?;
+        let (tenant, message) = tenant_and_message(request)?;
         let subscriber_id = message.subscriber_id.clone();
         let mut conn = self.state.connection().await?;
         let updated = subscribers::update_subscriber(&mut conn, tenant, &subscriber_id, message.into()).await?;
@@ -62,7 +52,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         &self,
         request: Request<pb::DeleteSubscriberRequest>,
     ) -> Result<Response<pb::DeleteSubscriberResponse>, Status> {
-        let (tenant, message) = split(request)?;
+        let (tenant, message) = tenant_and_message(request)?;
         let mut conn = self.state.connection().await?;
         subscribers::delete_subscriber(&mut conn, tenant, &message.subscriber_id).await?;
         Ok(Response::new(pb::DeleteSubscriberResponse { acknowledged: true, status: "deleted".into() }))
@@ -72,7 +62,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         &self,
         request: Request<pb::SearchSubscribersRequest>,
     ) -> Result<Response<pb::SearchSubscribersResponse>, Status> {
-        let (tenant, message) = split(request)?;
+        let (tenant, message) = tenant_and_message(request)?;
         let mut conn = self.state.connection().await?;
         let page = subscribers::search_subscribers(&mut conn, tenant, message.into()).await?;
         Ok(Response::new(page.try_into()?))
@@ -82,7 +72,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         &self,
         request: Request<pb::UpsertSubscriberCredentialsRequest>,
     ) -> Result<Response<pb::UpsertSubscriberCredentialsResponse>, Status> {
-        let (tenant, message) = split(request)?;
+        let (tenant, message) = tenant_and_message(request)?;
         let subscriber_id = message.subscriber_id.clone();
         let mut conn = self.state.connection().await?;
         let updated = subscribers::upsert_credentials(&mut conn, tenant, &subscriber_id, message.into()).await?;
@@ -93,7 +83,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         &self,
         request: Request<pb::GetSubscriberPreferencesRequest>,
     ) -> Result<Response<pb::GetSubscriberPreferencesResponse>, Status> {
-        let (tenant, message) = split(request)?;
+        let (tenant, message) = tenant_and_message(request)?;
         let mut conn = self.state.connection().await?;
         let found = preferences::get_preferences(&mut conn, tenant, &message.subscriber_id).await?;
         Ok(Response::new(pb::GetSubscriberPreferencesResponse { preferences: Some(found.try_into()?) }))
@@ -103,7 +93,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         &self,
         request: Request<pb::UpdateSubscriberPreferencesRequest>,
     ) -> Result<Response<pb::UpdateSubscriberPreferencesResponse>, Status> {
-        let (tenant, message) = split(request)?;
+        let (tenant, message) = tenant_and_message(request)?;
         let subscriber_id = message.subscriber_id.clone();
         let update = message.try_into()?;
         let mut conn = self.state.connection().await?;

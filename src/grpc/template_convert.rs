@@ -8,11 +8,11 @@
 
 use serde_json::{json, Value};
 
-use super::convert::{format_timestamp, json_to_struct};
 use crate::domain::integrations::providers::CHANNELS;
 use crate::domain::workflows::variables::{path_segments, referenced_variables};
 use crate::domain::workflows::{StepRow, StoredWorkflow};
 use crate::proto::herald::v1 as pb;
+use crate::wire::{format_timestamp, json_to_struct};
 use crate::workflow::{MetadataForm, StepControls, StepMetadata, TimeUnit};
 
 /// The workflow in the template form embedded in messages and notification events.

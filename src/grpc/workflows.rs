@@ -7,18 +7,8 @@ use crate::auth::tenant_of;
 use crate::domain::workflows::{self as domain, WorkflowQuery};
 use crate::error::{AppError, AppResult};
 use crate::proto::herald::v1 as pb;
-use crate::server::AppState;
 
-#[derive(Clone)]
-pub struct WorkflowsGrpc {
-    state: AppState,
-}
-
-impl WorkflowsGrpc {
-    pub fn new(state: AppState) -> Self {
-        Self { state }
-    }
-}
+super::service_shell!(WorkflowsGrpc);
 
 fn missing_workflow() -> AppError {
     AppError::invalid_field("workflow", "the workflow definition is required", Value::Null)

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::convert::{format_timestamp, json_to_struct, struct_to_json};
+use super::convert::enum_name;
 use crate::domain::workflows::controls::{data_schema, ui_schema};
 use crate::domain::workflows::issues::has_issues;
 use crate::domain::workflows::variables::{payload_example, variables_schema};
@@ -12,6 +12,7 @@ use crate::domain::workflows::{
 };
 use crate::error::{AppError, AppResult};
 use crate::proto::herald::v1 as pb;
+use crate::wire::{format_timestamp, json_to_struct, struct_to_json};
 
 fn struct_json(value: Option<&pbjson_types::Struct>) -> Option<Value> {
     value.map(struct_to_json)
@@ -37,10 +38,9 @@ impl From<pb::WorkflowInput> for WorkflowDefinition {
                 id: step.id,
                 step_id: step.step_id,
                 name: step.name,
-                kind: match pb::step_type_enum::StepType::try_from(step.r#type) {
-                    Ok(pb::step_type_enum::StepType::Unspecified) | Err(_) => String::new(),
-                    Ok(kind) => kind.as_str_name().to_string(),
-                },
+                kind: enum_name(
+                    pb::step_type_enum::StepType::try_from(step.r#type).ok().map(|kind| kind.as_str_name()),
+                ),
                 control_values: struct_json(step.control_values.as_ref()),
                 filters: to_json(&step.filters),
                 should_stop_on_fail: step.should_stop_on_fail.unwrap_or(false),
@@ -61,9 +61,8 @@ impl From<pb::WorkflowInput> for WorkflowDefinition {
                 workflow: preferences.workflow.as_ref().map(to_json),
             }),
             origin: input.origin,
-            severity: input.severity.map(|severity| match pb::severity_enum::Severity::try_from(severity) {
-                Ok(pb::severity_enum::Severity::Unspecified) | Err(_) => String::new(),
-                Ok(known) => known.as_str_name().to_string(),
+            severity: input.severity.map(|severity| {
+                enum_name(pb::severity_enum::Severity::try_from(severity).ok().map(|known| known.as_str_name()))
             }),
         }
     }

@@ -80,7 +80,7 @@ impl Channel {
 
 /// Where one message goes: the subscriber's addresses for the channel.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Recipient {
+pub struct Destination {
     pub email: Option<String>,
     pub phone: Option<String>,
     /// The subscriber's own chat webhook (from its channel credentials); wins over the integration's.
@@ -98,7 +98,7 @@ pub struct Delivery {
     /// Sent as the `idempotency-key` header so a receiver can deduplicate retries.
     pub message_id: Uuid,
     pub transaction_id: String,
-    pub to: Recipient,
+    pub to: Destination,
     pub subject: Option<String>,
     pub title: Option<String>,
     /// The rendered body (html for email).

@@ -9,7 +9,7 @@ mod retry;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::{Accepted, Channel, Delivery, ProviderError, Providers, Recipient};
+use super::{Accepted, Channel, Delivery, Destination, ProviderError, Providers};
 
 /// A delivery through `provider_id` to a subscriber with every kind of address but a chat webhook.
 fn delivery(provider_id: &str, credentials: Value) -> Delivery {
@@ -25,7 +25,7 @@ fn delivery(provider_id: &str, credentials: Value) -> Delivery {
         credentials,
         message_id: Uuid::now_v7(),
         transaction_id: "txn-42".to_owned(),
-        to: Recipient {
+        to: Destination {
             email: Some("ada@example.com".to_owned()),
             phone: Some("+15550100".to_owned()),
             webhook_url: None,

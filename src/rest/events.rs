@@ -44,7 +44,7 @@ async fn trigger_event_bulk(
         Some(Value::Array(events)) => events.clone(),
         other => {
             let value = other.cloned().unwrap_or(Value::Null);
-            return Err(AppError::invalid_field("events", "events must be an array of triggers", value).into());
+            return Err(AppError::invalid_field("events", "events must be an array of triggers", value));
         }
     };
     let events = events.into_iter().map(trigger_request).collect::<Result<Vec<_>, _>>()?;

@@ -7,11 +7,12 @@ use axum::{Extension, Router};
 use http::StatusCode;
 use serde_json::Value;
 
-use super::query::{Problems, QueryParams};
+use super::query::{OutOfRange, QueryParams};
 use super::shapes::{fill_nulls, fill_subscriber_nulls};
 use super::{grpc_request, json_response, parse_json, RestResult};
 use crate::domain::integrations::providers::CHANNELS;
 use crate::domain::tenancy::Tenant;
+use crate::domain::validation::Validator;
 use crate::error::AppError;
 use crate::grpc::Services;
 use crate::proto::herald::v1 as pb;
@@ -46,21 +47,20 @@ async fn list_messages(
     query: QueryParams,
 ) -> RestResult {
     use pb::channel_type_enum::ChannelType;
-    let mut problems = Problems::default();
+    let mut validator = Validator::new();
     let channel = match query.string("channel") {
         None => None,
         Some(name) => match ChannelType::from_str_name(&name).filter(|channel| *channel != ChannelType::Unspecified) {
             Some(channel) => Some(channel as i32),
             None => {
-                let message = format!("channel must be one of {}", CHANNELS.join(", "));
-                problems.take::<()>(Err(AppError::invalid_field("channel", message, name)));
+                validator.reject("channel", format!("channel must be one of {}", CHANNELS.join(", ")), name);
                 None
             }
         },
     };
-    let page = problems.take(query.int32("page"));
-    let limit = problems.take(query.int32("limit"));
-    problems.finish()?;
+    let page = validator.take(query.int32("page", OutOfRange::Clamp));
+    let limit = validator.take(query.int32("limit", OutOfRange::Clamp));
+    validator.finish()?;
     let request = pb::ListMessagesRequest {
         channel,
         subscriber_id: query.string("subscriberId"),
@@ -89,7 +89,7 @@ async fn mark_messages_as(
     use pb::mark_as_enum::MarkAs;
     let body: Value = parse_json(&body)?;
     if !body.is_object() {
-        return Err(AppError::BadRequest("The request body must be a JSON object".into()).into());
+        return Err(AppError::BadRequest("The request body must be a JSON object".into()));
     }
     let message_id = match &body["messageId"] {
         Value::Null => Vec::new(),
@@ -101,7 +101,7 @@ async fn mark_messages_as(
             .ok_or_else(|| AppError::BadRequest("Invalid value for field 'messageId': expected strings".into()))?,
         _ => {
             let message = "Invalid value for field 'messageId': expected a string or an array of strings";
-            return Err(AppError::BadRequest(message.into()).into());
+            return Err(AppError::BadRequest(message.into()));
         }
     };
     let mark_as = match &body["markAs"] {
@@ -111,7 +111,7 @@ async fn mark_messages_as(
                 AppError::invalid_field("markAs", "markAs must be one of read, seen, unread, unseen", name.as_str())
             })?
         }
-        _ => return Err(AppError::BadRequest("Invalid value for field 'markAs': expected a string".into()).into()),
+        _ => return Err(AppError::BadRequest("Invalid value for field 'markAs': expected a string".into())),
     };
     let request = pb::MarkMessagesAsRequest { subscriber_id, message_id, mark_as: mark_as as i32 };
     let response = services.messages.mark_messages_as(grpc_request(tenant, request)).await?.into_inner();

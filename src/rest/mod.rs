@@ -3,7 +3,6 @@
 
 mod body;
 mod environments;
-mod errors;
 mod events;
 mod integrations;
 mod messages;
@@ -14,7 +13,6 @@ mod subscribers;
 mod workflows;
 
 pub use body::{mask_of_keys, parse_json, parse_json_with_mask, JsonBody};
-pub use errors::{error_response, not_found_fallback, panic_message, render_errors, rest_panic_response};
 
 use axum::response::{IntoResponse, Response};
 use axum::Router;
@@ -23,8 +21,8 @@ use serde::Serialize;
 
 use crate::domain::tenancy::Tenant;
 use crate::error::AppError;
-use crate::grpc::convert::integral_numbers;
 use crate::grpc::Services;
+use crate::wire::integral_numbers;
 
 /// Every REST route, without authentication or error rendering (the server adds both).
 pub fn router(services: Services) -> Router {
@@ -53,36 +51,9 @@ pub fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response {
     let written = serde_json::to_value(body).and_then(|value| serde_json::to_vec(&integral_numbers(value)));
     match written {
         Ok(bytes) => (status, [(http::header::CONTENT_TYPE, "application/json")], bytes).into_response(),
-        Err(error) => error_response(AppError::internal(error)),
-    }
-}
-
-impl IntoResponse for AppError {
-    fn into_response(self) -> Response {
-        error_response(self)
+        Err(error) => AppError::internal(error).into_response(),
     }
 }
 
 /// What REST handlers return; a `tonic::Status` from the in-process call converts with `?`.
-pub type RestResult = Result<Response, RestError>;
-
-/// An error leaving a REST handler: an [`AppError`], whether raised here or returned by a tonic method.
-pub struct RestError(AppError);
-
-impl From<tonic::Status> for RestError {
-    fn from(status: tonic::Status) -> Self {
-        Self(AppError::from(status))
-    }
-}
-
-impl From<AppError> for RestError {
-    fn from(error: AppError) -> Self {
-        Self(error)
-    }
-}
-
-impl IntoResponse for RestError {
-    fn into_response(self) -> Response {
-        error_response(self.0)
-    }
-}
+pub type RestResult = Result<Response, AppError>;

@@ -6,10 +6,11 @@ use axum::routing::get;
 use axum::{Extension, Router};
 use http::StatusCode;
 
-use super::query::{Problems, QueryParams};
+use super::query::{OutOfRange, QueryParams};
 use super::{grpc_request, json_response, RestResult};
 use crate::domain::activity::JOB_TYPES;
 use crate::domain::tenancy::Tenant;
+use crate::domain::validation::Validator;
 use crate::domain::workflows::SEVERITIES;
 use crate::grpc::Services;
 use crate::proto::herald::v1 as pb;
@@ -28,16 +29,16 @@ async fn list_notifications(
 ) -> RestResult {
     use pb::severity_enum::Severity;
     use pb::step_type_enum::StepType;
-    let mut problems = Problems::default();
-    let channels = problems.take(query.names("channels", &JOB_TYPES, |name| {
+    let mut validator = Validator::new();
+    let channels = validator.take(query.names("channels", &JOB_TYPES, |name| {
         StepType::from_str_name(name).filter(|kind| *kind != StepType::Unspecified).map(|kind| kind as i32)
     }));
-    let severity = problems.take(query.names("severity", &SEVERITIES, |name| {
+    let severity = validator.take(query.names("severity", &SEVERITIES, |name| {
         Severity::from_str_name(name).filter(|severity| *severity != Severity::Unspecified).map(|s| s as i32)
     }));
-    let page = problems.take(query.int32("page"));
-    let limit = problems.take(query.int32("limit"));
-    problems.finish()?;
+    let page = validator.take(query.int32("page", OutOfRange::Clamp));
+    let limit = validator.take(query.int32("limit", OutOfRange::Clamp));
+    validator.finish()?;
     let request = pb::ListNotificationsRequest {
         channels,
         templates: query.list("templates"),

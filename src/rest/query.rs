@@ -1,13 +1,24 @@
 //! Lenient query-string parsing, the way generated clients send parameters: `limit=2` and
 //! `limit=2.0` are both 2; an array parameter may be one value, repeated keys (`a=1&a=2`) or
 //! bracketed keys (`a[]=1&a[]=2`); booleans are `true`/`false`; unknown parameters are ignored.
-//! A value that cannot be read is a 422 naming the parameter.
+//! A value that cannot be read is a 422 naming the parameter: the readers return a [`FieldError`],
+//! which `?` turns into that 422, or a [`Validator`](crate::domain::validation::Validator) collects
+//! with the failures of the other parameters.
 
 use axum::extract::{FromRequestParts, RawQuery};
 use http::request::Parts;
 use serde_json::Value;
 
 use crate::error::{AppError, FieldError};
+
+/// What [`QueryParams::int32`] does with a whole number beyond the `i32` range.
+#[derive(Debug, Clone, Copy)]
+pub enum OutOfRange {
+    /// Clamps it to the range, so that the range check downstream reports it.
+    Clamp,
+    /// Refuses it here with this message (naming the value as sent).
+    Refuse(&'static str),
+}
 
 /// Every `key=value` pair of the query string, in order.
 #[derive(Debug, Default, Clone)]
@@ -47,19 +58,23 @@ impl QueryParams {
     }
 
     /// `key` as a whole number; `2.0` reads as 2, `2.5` or `two` is a 422.
-    pub fn integer(&self, key: &str) -> Result<Option<i64>, AppError> {
+    pub fn integer(&self, key: &str) -> Result<Option<i64>, FieldError> {
         let Some(text) = self.string(key) else { return Ok(None) };
         let parsed = text.trim().parse::<f64>().ok().filter(|number| number.fract() == 0.0 && number.is_finite());
         match parsed {
             Some(number) => Ok(Some(number as i64)),
-            None => Err(AppError::invalid_field(key, format!("{key} must be a whole number"), Value::String(text))),
+            None => Err(FieldError::new(key, format!("{key} must be a whole number"), Value::String(text))),
         }
     }
 
-    /// `key` as a whole number in `i32` range: values beyond it are clamped, so that the range
-    /// check downstream reports them.
-    pub fn int32(&self, key: &str) -> Result<Option<i32>, AppError> {
-        Ok(self.integer(key)?.map(|number| number.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32))
+    /// `key` as a whole number in `i32` range; `out_of_range` decides about values beyond it.
+    pub fn int32(&self, key: &str, out_of_range: OutOfRange) -> Result<Option<i32>, FieldError> {
+        let Some(number) = self.integer(key)? else { return Ok(None) };
+        match (i32::try_from(number), out_of_range) {
+            (Ok(number), _) => Ok(Some(number)),
+            (Err(_), OutOfRange::Clamp) => Ok(Some(number.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32)),
+            (Err(_), OutOfRange::Refuse(message)) => Err(FieldError::new(key, message, number)),
+        }
     }
 
     /// Every value of the array parameter `key` read by `parse` (a closed set of names); values
@@ -69,59 +84,23 @@ impl QueryParams {
         key: &str,
         accepted: &[&str],
         parse: impl Fn(&str) -> Option<T>,
-    ) -> Result<Vec<T>, AppError> {
+    ) -> Result<Vec<T>, FieldError> {
         let values = self.list(key);
         let unknown: Vec<&String> = values.iter().filter(|value| parse(value).is_none()).collect();
         if !unknown.is_empty() {
             let message = format!("{key} must be among {}", accepted.join(", "));
-            return Err(AppError::invalid_field(key, message, serde_json::json!(unknown)));
+            return Err(FieldError::new(key, message, serde_json::json!(unknown)));
         }
         Ok(values.iter().filter_map(|value| parse(value)).collect())
     }
 
     /// `key` as a boolean (`true` or `false`).
-    pub fn boolean(&self, key: &str) -> Result<Option<bool>, AppError> {
+    pub fn boolean(&self, key: &str) -> Result<Option<bool>, FieldError> {
         match self.string(key).as_deref() {
             None => Ok(None),
             Some("true") => Ok(Some(true)),
             Some("false") => Ok(Some(false)),
-            Some(other) => Err(AppError::invalid_field(key, format!("{key} must be true or false"), other)),
-        }
-    }
-}
-
-/// Collects the failures of several parameters, so that one 422 names them all.
-#[derive(Debug, Default)]
-pub struct Problems {
-    fields: Vec<FieldError>,
-}
-
-impl Problems {
-    /// The value of `result`, or `T::default()` with its failure recorded.
-    pub fn take<T: Default>(&mut self, result: Result<T, AppError>) -> T {
-        match result {
-            Ok(value) => value,
-            Err(AppError::Validation(fields)) => {
-                self.fields.extend(fields);
-                T::default()
-            }
-            Err(other) => {
-                self.fields.push(FieldError {
-                    path: "query".into(),
-                    messages: vec![other.to_string()],
-                    value: Value::Null,
-                });
-                T::default()
-            }
-        }
-    }
-
-    /// Ok when every parameter read, else one 422 listing every failure.
-    pub fn finish(self) -> Result<(), AppError> {
-        if self.fields.is_empty() {
-            Ok(())
-        } else {
-            Err(AppError::Validation(self.fields))
+            Some(other) => Err(FieldError::new(key, format!("{key} must be true or false"), other)),
         }
     }
 }
@@ -129,6 +108,7 @@ impl Problems {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::validation::Validator;
 
     #[test]
     fn numbers_may_carry_a_zero_fraction() {
@@ -149,18 +129,28 @@ mod tests {
     }
 
     #[test]
-    fn names_read_a_closed_set_and_problems_collect_every_failure() {
+    fn names_read_a_closed_set_and_a_validator_collects_every_failure() {
         let query = QueryParams::parse("c=a&c=b&c=x&c=y&limit=two&page=3");
         let parse = |name: &str| ["a", "b"].contains(&name).then(|| name.to_string());
         assert_eq!(QueryParams::parse("c=a&c=b").names("c", &["a", "b"], parse).unwrap(), ["a", "b"]);
-        let mut problems = Problems::default();
-        assert!(problems.take(query.names("c", &["a", "b"], parse)).is_empty());
-        assert_eq!(problems.take(query.int32("limit")), None);
-        assert_eq!(problems.take(query.int32("page")), Some(3));
-        let Err(AppError::Validation(fields)) = problems.finish() else { panic!("expected a 422") };
+        let mut validator = Validator::new();
+        assert!(validator.take(query.names("c", &["a", "b"], parse)).is_empty());
+        assert_eq!(validator.take(query.int32("limit", OutOfRange::Clamp)), None);
+        assert_eq!(validator.take(query.int32("page", OutOfRange::Clamp)), Some(3));
+        let Err(AppError::Validation(fields)) = validator.finish() else { panic!("expected a 422") };
         assert_eq!(fields.iter().map(|field| field.path.as_str()).collect::<Vec<_>>(), ["c", "limit"]);
         assert_eq!(fields[0].value, serde_json::json!(["x", "y"]));
-        assert_eq!(QueryParams::parse("limit=99999999999").int32("limit").unwrap(), Some(i32::MAX));
+    }
+
+    #[test]
+    fn int32_clamps_or_refuses_what_is_beyond_its_range() {
+        let query = QueryParams::parse("limit=99999999999&page=-99999999999&small=7");
+        assert_eq!(query.int32("limit", OutOfRange::Clamp).unwrap(), Some(i32::MAX));
+        assert_eq!(query.int32("page", OutOfRange::Clamp).unwrap(), Some(i32::MIN));
+        let refuse = OutOfRange::Refuse("limit must be between 1 and 100");
+        assert_eq!(query.int32("small", refuse).unwrap(), Some(7));
+        let refused = query.int32("limit", refuse).unwrap_err();
+        assert_eq!(refused, FieldError::new("limit", "limit must be between 1 and 100", 99999999999_i64));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use axum::{Extension, Router};
 use http::StatusCode;
 use serde_json::Value;
 
-use super::query::QueryParams;
+use super::query::{OutOfRange, QueryParams};
 use super::shapes::subscriber_json;
 use super::{grpc_request, json_response, mask_of_keys, parse_json, parse_json_with_mask, JsonBody, RestResult};
 use crate::domain::tenancy::Tenant;
@@ -82,18 +82,10 @@ async fn search_subscribers(
         None => None,
         Some(text) => match OrderDirection::from_str_name(&text.to_ascii_uppercase()) {
             Some(direction @ (OrderDirection::Asc | OrderDirection::Desc)) => Some(direction as i32),
-            _ => {
-                return Err(AppError::invalid_field("orderDirection", "orderDirection must be ASC or DESC", text).into())
-            }
+            _ => return Err(AppError::invalid_field("orderDirection", "orderDirection must be ASC or DESC", text)),
         },
     };
-    let limit = match query.integer("limit")? {
-        Some(limit) => Some(
-            i32::try_from(limit)
-                .map_err(|_| AppError::invalid_field("limit", "limit must be between 1 and 100", limit))?,
-        ),
-        None => None,
-    };
+    let limit = query.int32("limit", OutOfRange::Refuse("limit must be between 1 and 100"))?;
     let request = pb::SearchSubscribersRequest {
         after: query.string("after"),
         before: query.string("before"),

@@ -5,10 +5,9 @@ use axum::routing::get;
 use axum::{Extension, Router};
 use http::StatusCode;
 
-use super::query::QueryParams;
+use super::query::{OutOfRange, QueryParams};
 use super::{grpc_request, json_response, JsonBody, RestResult};
 use crate::domain::tenancy::Tenant;
-use crate::error::AppError;
 use crate::grpc::Services;
 use crate::proto::herald::v1 as pb;
 use pb::workflows_service_server::WorkflowsService;
@@ -34,11 +33,11 @@ async fn list_workflows(
     Extension(tenant): Extension<Tenant>,
     query: QueryParams,
 ) -> RestResult {
-    let whole = |key: &str| -> Result<Option<i32>, AppError> {
-        Ok(query.integer(key)?.map(|number| number.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32))
+    let request = pb::ListWorkflowsRequest {
+        offset: query.int32("offset", OutOfRange::Clamp)?,
+        limit: query.int32("limit", OutOfRange::Clamp)?,
+        query: query.string("query"),
     };
-    let request =
-        pb::ListWorkflowsRequest { offset: whole("offset")?, limit: whole("limit")?, query: query.string("query") };
     let response = services.workflows.list_workflows(grpc_request(tenant, request)).await?;
     Ok(json_response(StatusCode::OK, &response.into_inner()))
 }

@@ -10,12 +10,11 @@ use axum::Router;
 use herald::db::local_cluster::{LocalCluster, FAST_UNSAFE_SETTINGS};
 use herald::db::{build_pool, create_database_if_missing, run_migrations, DbPool};
 use herald::domain::tenancy;
-use herald::engine::worker::{run_workers, WorkerSettings, WorkerShared};
-use herald::engine::{Clock, EngineContext};
-use herald::server::{self, AppState};
-use std::sync::Arc;
+use herald::engine::worker::WorkerSettings;
+use herald::engine::Clock;
+use herald::startup::{self, Running, StartOptions};
 use std::time::Duration;
-use tokio::sync::{oneshot, watch, OnceCell};
+use tokio::sync::OnceCell;
 use uuid::Uuid;
 
 const TEST_DATABASE: &str = "herald_test";
@@ -29,8 +28,7 @@ pub struct TestServer {
     pub pool: DbPool,
     /// The engine's clock: tests move it forward instead of waiting.
     pub clock: Clock,
-    shutdown: Option<oneshot::Sender<()>>,
-    stop_workers: watch::Sender<bool>,
+    running: Running,
 }
 
 impl TestServer {
@@ -59,31 +57,23 @@ impl TestServer {
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
-        let (shutdown, stopped) = oneshot::channel::<()>();
-        let cipher = herald::crypto::CredentialCipher::random();
         let clock = Clock::system();
-        let engine = EngineContext::start(&pool, clock.clone()).await.expect("engine context");
-        let (stop_workers, stop) = watch::channel(false);
         let settings = WorkerSettings {
             concurrency: 2,
             batch_size: 50,
             lease: Duration::from_secs(30),
             poll_interval: Duration::from_millis(200),
         };
-        let shared = WorkerShared::new(pool.clone(), cipher.clone(), engine.clone(), settings);
-        if with_workers {
-            tokio::spawn(run_workers(Arc::new(shared), stop));
-        }
-        let router =
-            server::router_with_extra_rest_routes(AppState { pool: pool.clone(), cipher, engine }, extra_rest_routes);
-        tokio::spawn(async move {
-            axum::serve(listener, router)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .await
-                .expect("server runs");
-        });
+        let running = startup::start(StartOptions {
+            pool: pool.clone(),
+            cipher: herald::crypto::CredentialCipher::random(),
+            clock: clock.clone(),
+            listener: Some(listener),
+            workers: with_workers.then_some(settings),
+            extra_rest_routes,
+        })
+        .await
+        .expect("Herald starts");
         Self {
             addr,
             api_key: key.key,
@@ -91,8 +81,7 @@ impl TestServer {
             organization_id: environment.organization_id,
             pool,
             clock,
-            shutdown: Some(shutdown),
-            stop_workers,
+            running,
         }
     }
 
@@ -157,10 +146,7 @@ impl TestServer {
 
 impl Drop for TestServer {
     fn drop(&mut self) {
-        if let Some(shutdown) = self.shutdown.take() {
-            let _ = shutdown.send(());
-        }
-        let _ = self.stop_workers.send(true);
+        self.running.stop();
     }
 }
 

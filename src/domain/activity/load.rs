@@ -8,7 +8,7 @@ use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
-use super::{Event, ExecutionDetailRow, Job, JobRow, NotificationRow};
+use super::{ActivityJob, ActivityJobRow, Event, ExecutionDetailRow, NotificationRow};
 use crate::db::schema::{execution_details, jobs};
 use crate::domain::subscribers::subscribers_by_ids;
 use crate::domain::tenancy::Tenant;
@@ -36,11 +36,11 @@ pub(super) async fn assemble(
         .into_iter()
         .map(|(id, workflow)| (id, Arc::new(workflow)))
         .collect();
-    let job_rows: Vec<JobRow> = jobs::table
+    let job_rows: Vec<ActivityJobRow> = jobs::table
         .filter(jobs::environment_id.eq(environment_id))
         .filter(jobs::notification_id.eq_any(&notification_ids))
         .order((jobs::notification_id, jobs::position))
-        .select(JobRow::as_select())
+        .select(ActivityJobRow::as_select())
         .load(conn)
         .await?;
     let job_ids: Vec<Uuid> = job_rows.iter().map(|job| job.id).collect();
@@ -60,10 +60,10 @@ pub(super) async fn assemble(
     for detail in detail_rows {
         details_by_job.entry(detail.job_id).or_default().push(detail);
     }
-    let mut jobs_by_event: HashMap<Uuid, Vec<Job>> = HashMap::new();
+    let mut jobs_by_event: HashMap<Uuid, Vec<ActivityJob>> = HashMap::new();
     for row in job_rows {
         let details = details_by_job.remove(&row.id).unwrap_or_default();
-        jobs_by_event.entry(row.notification_id).or_default().push(Job { row, details });
+        jobs_by_event.entry(row.notification_id).or_default().push(ActivityJob { row, details });
     }
 
     Ok(rows

@@ -50,7 +50,7 @@ pub struct NotificationRow {
 /// A job row, as the activity API reads it (the engine's queue columns are left out).
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = jobs)]
-pub struct JobRow {
+pub struct ActivityJobRow {
     pub id: Uuid,
     pub notification_id: Uuid,
     #[diesel(column_name = type_)]
@@ -88,8 +88,8 @@ pub struct ExecutionDetailRow {
 
 /// A job with its execution details, oldest first.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Job {
-    pub row: JobRow,
+pub struct ActivityJob {
+    pub row: ActivityJobRow,
     pub details: Vec<ExecutionDetailRow>,
 }
 
@@ -102,7 +102,7 @@ pub struct Event {
     /// The workflow with its steps (deleted ones too), shared by the events of a page.
     pub workflow: Option<Arc<StoredWorkflow>>,
     /// The jobs in position order (the trigger job first).
-    pub jobs: Vec<Job>,
+    pub jobs: Vec<ActivityJob>,
 }
 
 fn not_found(notification_id: &str) -> AppError {

@@ -10,7 +10,7 @@ use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
-use super::{with_relations, Message, MessageRow};
+use super::{with_relations, Message, StoredMessage};
 use crate::db::schema::{messages, subscribers};
 use crate::domain::integrations::providers::CHANNELS;
 use crate::domain::tenancy::Tenant;
@@ -66,11 +66,11 @@ pub async fn list_messages(
 
     let total_count: i64 = filtered(tenant.environment_id, &query).count().get_result(conn).await?;
     let offset = i64::from(page) * i64::from(limit);
-    let rows: Vec<MessageRow> = filtered(tenant.environment_id, &query)
+    let rows: Vec<StoredMessage> = filtered(tenant.environment_id, &query)
         .order((messages::created_at.desc(), messages::id.desc()))
         .offset(offset)
         .limit(i64::from(limit))
-        .select(MessageRow::as_select())
+        .select(StoredMessage::as_select())
         .load(conn)
         .await?;
     let has_more = offset + (rows.len() as i64) < total_count;

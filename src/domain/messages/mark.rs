@@ -20,7 +20,7 @@ use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
-use super::{with_relations, Message, MessageRow};
+use super::{with_relations, Message, StoredMessage};
 use crate::db::schema::messages;
 use crate::domain::subscribers::get_subscriber;
 use crate::domain::tenancy::Tenant;
@@ -99,16 +99,16 @@ pub async fn mark_messages_as(
     }
     let ids: Vec<Uuid> = requested.iter().filter_map(|(_, id)| *id).collect();
 
-    let updated: Vec<MessageRow> = conn
+    let updated: Vec<StoredMessage> = conn
         .transaction::<_, AppError, _>(async |conn| {
-            let updated: Vec<MessageRow> = diesel::update(
+            let updated: Vec<StoredMessage> = diesel::update(
                 messages::table
                     .filter(messages::environment_id.eq(tenant.environment_id))
                     .filter(messages::subscriber_id.eq(subscriber.id))
                     .filter(messages::id.eq_any(&ids)),
             )
             .set(mark_as.change(Utc::now()))
-            .returning(MessageRow::as_returning())
+            .returning(StoredMessage::as_returning())
             .get_results(conn)
             .await?;
             if updated.len() != requested.len() {
@@ -127,8 +127,8 @@ pub async fn mark_messages_as(
         })
         .await?;
 
-    let mut by_id: HashMap<Uuid, MessageRow> = updated.into_iter().map(|row| (row.id, row)).collect();
-    let in_request_order: Vec<MessageRow> = ids.iter().filter_map(|id| by_id.remove(id)).collect();
+    let mut by_id: HashMap<Uuid, StoredMessage> = updated.into_iter().map(|row| (row.id, row)).collect();
+    let in_request_order: Vec<StoredMessage> = ids.iter().filter_map(|id| by_id.remove(id)).collect();
     with_relations(conn, tenant.environment_id, in_request_order).await
 }
 

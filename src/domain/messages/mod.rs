@@ -27,7 +27,7 @@ use crate::error::AppResult;
 /// A stored message (every column the API shows).
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = messages)]
-pub struct MessageRow {
+pub struct StoredMessage {
     pub id: Uuid,
     pub environment_id: Uuid,
     pub organization_id: Uuid,
@@ -72,7 +72,7 @@ pub struct MessageRow {
 /// A message with its subscriber and workflow (both shared by the messages of a page).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Message {
-    pub row: MessageRow,
+    pub row: StoredMessage,
     pub subscriber: Option<Arc<Subscriber>>,
     pub workflow: Option<Arc<StoredWorkflow>>,
 }
@@ -81,7 +81,7 @@ pub struct Message {
 async fn with_relations(
     conn: &mut AsyncPgConnection,
     environment_id: Uuid,
-    rows: Vec<MessageRow>,
+    rows: Vec<StoredMessage>,
 ) -> AppResult<Vec<Message>> {
     let subscriber_ids: Vec<Uuid> =
         rows.iter().map(|row| row.subscriber_id).collect::<BTreeSet<_>>().into_iter().collect();

@@ -14,7 +14,7 @@ use crate::engine::details::{Detail, DetailSource, DetailStatus};
 use crate::engine::jobs::Job;
 use crate::engine::runtime::WorkerShared;
 pub use crate::providers::Channel;
-use crate::providers::{retry_delay, Accepted, Delivery, ProviderError, Recipient};
+use crate::providers::{retry_delay, Accepted, Delivery, Destination, ProviderError};
 
 pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel) -> Outcome {
     let job = input.job;
@@ -39,7 +39,7 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel)
     };
 
     let subscriber = input.subscriber();
-    let recipient = recipient_of(subscriber, channel, integration);
+    let recipient = destination_of(subscriber, channel, integration);
     let content = match content::render(channel.step_kind(), job.step.controls(), &input.render_context()) {
         Ok(content) => content,
         Err(error) => {
@@ -235,8 +235,8 @@ fn pick_integration<'a>(input: &StepInput<'a>, channel: Channel) -> Result<&'a I
 }
 
 /// Where the subscriber receives `channel` messages of `integration`'s provider.
-fn recipient_of(subscriber: Option<&Subscriber>, channel: Channel, integration: &Integration) -> Recipient {
-    let Some(subscriber) = subscriber else { return Recipient::default() };
+fn destination_of(subscriber: Option<&Subscriber>, channel: Channel, integration: &Integration) -> Destination {
+    let Some(subscriber) = subscriber else { return Destination::default() };
     let settings = subscriber.channel_settings().unwrap_or_default();
     let setting = settings.iter().find(|setting| {
         setting.provider_id == integration.row.provider_id
@@ -246,13 +246,13 @@ fn recipient_of(subscriber: Option<&Subscriber>, channel: Channel, integration: 
                 .is_none_or(|identifier| *identifier == integration.row.identifier)
     });
     match channel {
-        Channel::Email => Recipient { email: subscriber.email.clone(), ..Default::default() },
-        Channel::Sms => Recipient { phone: subscriber.phone.clone(), ..Default::default() },
-        Channel::Chat => Recipient {
+        Channel::Email => Destination { email: subscriber.email.clone(), ..Default::default() },
+        Channel::Sms => Destination { phone: subscriber.phone.clone(), ..Default::default() },
+        Channel::Chat => Destination {
             webhook_url: setting.and_then(|setting| setting.credentials.webhook_url.clone()),
             ..Default::default()
         },
-        Channel::Push => Recipient {
+        Channel::Push => Destination {
             device_tokens: setting.map(|setting| setting.credentials.device_tokens.clone()).unwrap_or_default(),
             ..Default::default()
         },
@@ -260,7 +260,7 @@ fn recipient_of(subscriber: Option<&Subscriber>, channel: Channel, integration: 
 }
 
 /// Why the subscriber cannot be reached on `channel`, as (errorId, errorText), if they cannot.
-fn unreachable(channel: Channel, recipient: &Recipient, integration: &Integration) -> Option<(&'static str, String)> {
+fn unreachable(channel: Channel, recipient: &Destination, integration: &Integration) -> Option<(&'static str, String)> {
     let integration_webhook = integration.credentials["webhookUrl"].as_str().is_some_and(|url| !url.is_empty());
     match channel {
         Channel::Email if recipient.email.is_none() => {

@@ -107,7 +107,7 @@ async fn a_grpc_trigger_delivers_like_a_rest_one() {
     let server = TestServer::start().await;
     create_workflow(&server, "order-shipped", json!([in_app_step()])).await;
     let mut client = pb::events_service_client::EventsServiceClient::new(server.grpc_channel().await);
-    let payload = herald::grpc::convert::json_to_struct(json!({"orderId": "G-7"}));
+    let payload = herald::wire::json_to_struct(json!({"orderId": "G-7"}));
     let request = pb::TriggerEventRequest {
         name: "order-shipped".into(),
         payload,

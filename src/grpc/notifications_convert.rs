@@ -1,4 +1,4 @@
-//! Conversions between the notification (activity) protos and the domain.
+//! Conversions between the notification protos and the domain's activity (`crate::domain::activity`).
 //!
 //! The JSON columns the engine writes (`jobs.step`, `jobs.digest`) hold the API's own JSON forms, so
 //! they are read with the protos' pbjson deserializers. A value that does not read (an engine bug) is
@@ -6,25 +6,19 @@
 
 use serde_json::Value;
 
-use super::convert::{format_timestamp, json_to_struct};
+use super::convert::{enum_name, read_json};
 use super::template_convert::triggers;
-use crate::domain::activity::{Event, EventPage, EventQuery, ExecutionDetailRow, Job};
-use crate::domain::subscribers::Subscriber;
+use crate::domain::activity::{ActivityJob, Event, EventPage, EventQuery, ExecutionDetailRow};
 use crate::domain::workflows::StoredWorkflow;
 use crate::proto::herald::v1 as pb;
+use crate::wire::{format_timestamp, json_to_struct};
 use pb::severity_enum::Severity;
 use pb::step_type_enum::StepType;
 
-/// The wire name of an enum value, or the number itself when it is not a valid value (the domain
-/// then rejects it, naming what was sent).
-fn enum_name(name: Option<&str>, value: i32) -> String {
-    name.filter(|name| !name.ends_with("_UNSPECIFIED")).map(str::to_string).unwrap_or_else(|| value.to_string())
-}
-
 impl From<pb::ListNotificationsRequest> for EventQuery {
     fn from(request: pb::ListNotificationsRequest) -> Self {
-        let step_type = |value: i32| enum_name(StepType::try_from(value).ok().map(|t| t.as_str_name()), value);
-        let severity = |value: i32| enum_name(Severity::try_from(value).ok().map(|s| s.as_str_name()), value);
+        let step_type = |value: i32| enum_name(StepType::try_from(value).ok().map(|t| t.as_str_name()));
+        let severity = |value: i32| enum_name(Severity::try_from(value).ok().map(|s| s.as_str_name()));
         Self {
             channels: request.channels.into_iter().map(step_type).collect(),
             templates: request.templates,
@@ -53,7 +47,7 @@ impl From<EventPage> for pb::ListNotificationsResponse {
     }
 }
 
-fn step_type(name: &str) -> Option<i32> {
+fn step_type_number(name: &str) -> Option<i32> {
     StepType::from_str_name(name).filter(|kind| *kind != StepType::Unspecified).map(|kind| kind as i32)
 }
 
@@ -70,8 +64,8 @@ impl From<Event> for pb::NotificationEvent {
             digested_notification_id: notification.digested_notification_id.map(|id| id.to_string()),
             created_at: Some(format_timestamp(notification.created_at)),
             updated_at: Some(format_timestamp(notification.updated_at)),
-            channels: notification.channels.iter().filter_map(|name| step_type(name)).collect(),
-            subscriber: event.subscriber.map(event_subscriber),
+            channels: notification.channels.iter().filter_map(|name| step_type_number(name)).collect(),
+            subscriber: event.subscriber.map(pb::NotificationEventSubscriber::from),
             template: event.workflow.as_deref().map(event_template),
             jobs: event.jobs.into_iter().map(pb::Job::from).collect(),
             payload: json_to_struct(notification.payload),
@@ -86,17 +80,6 @@ impl From<Event> for pb::NotificationEvent {
     }
 }
 
-fn event_subscriber(subscriber: Subscriber) -> pb::NotificationEventSubscriber {
-    pb::NotificationEventSubscriber {
-        subscriber_id: subscriber.subscriber_id,
-        id: subscriber.id.to_string(),
-        first_name: subscriber.first_name,
-        last_name: subscriber.last_name,
-        email: subscriber.email,
-        phone: subscriber.phone,
-    }
-}
-
 fn event_template(stored: &StoredWorkflow) -> pb::NotificationEventTemplate {
     pb::NotificationEventTemplate {
         id: Some(stored.workflow.id.to_string()),
@@ -106,12 +89,12 @@ fn event_template(stored: &StoredWorkflow) -> pb::NotificationEventTemplate {
     }
 }
 
-impl From<Job> for pb::Job {
-    fn from(job: Job) -> Self {
+impl From<ActivityJob> for pb::Job {
+    fn from(job: ActivityJob) -> Self {
         let row = job.row;
         Self {
             id: row.id.to_string(),
-            r#type: step_type(&row.kind).unwrap_or_default(),
+            r#type: step_type_number(&row.kind).unwrap_or_default(),
             digest: row.digest.and_then(|digest| read_json("jobs.digest", row.id, digest)),
             execution_details: job.details.into_iter().map(pb::ExecutionDetail::from).collect(),
             step: Some(job_step(row.id, row.step)),
@@ -121,17 +104,6 @@ impl From<Job> for pb::Job {
             status: row.status,
             updated_at: Some(format_timestamp(row.updated_at)),
             schedule_extensions_count: Some(row.schedule_extensions_count),
-        }
-    }
-}
-
-/// A stored JSON value read as the proto it holds; `None` (logged) when it does not read.
-fn read_json<T: serde::de::DeserializeOwned>(column: &str, job_id: uuid::Uuid, value: Value) -> Option<T> {
-    match serde_json::from_value(value) {
-        Ok(read) => Some(read),
-        Err(error) => {
-            tracing::warn!(%job_id, column, %error, "stored job JSON does not match the API shape");
-            None
         }
     }
 }

@@ -8,17 +8,11 @@
 //!
 //! `cargo run --release --bin loadgen -- --protocol grpc --rate 2000`
 
-#[path = "loadgen/args.rs"]
 mod args;
-#[path = "loadgen/client.rs"]
 mod client;
-#[path = "loadgen/messages.rs"]
 mod messages;
-#[path = "loadgen/report.rs"]
 mod report;
-#[path = "loadgen/run.rs"]
 mod run;
-#[path = "loadgen/stats.rs"]
 mod stats;
 
 use std::collections::HashMap;

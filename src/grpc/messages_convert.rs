@@ -4,20 +4,18 @@ use std::collections::HashMap;
 
 use uuid::Uuid;
 
-use super::convert::{format_timestamp, json_to_struct};
+use super::convert::{enum_name, read_json};
 use super::template_convert::template_form;
-use crate::domain::messages::{MarkAs, Message, MessagePage, MessageQuery, MessageRow};
+use crate::domain::messages::{MarkAs, Message, MessagePage, MessageQuery, StoredMessage};
 use crate::error::{AppError, AppResult};
 use crate::proto::herald::v1 as pb;
+use crate::wire::{format_timestamp, json_to_struct};
 
 impl From<pb::ListMessagesRequest> for MessageQuery {
     fn from(request: pb::ListMessagesRequest) -> Self {
         use pb::channel_type_enum::ChannelType;
-        let channel = request.channel.map(|value| match ChannelType::try_from(value) {
-            Ok(channel) if channel != ChannelType::Unspecified => channel.as_str_name().to_string(),
-            // Not a channel: the domain rejects it, naming the value sent.
-            _ => value.to_string(),
-        });
+        let channel =
+            request.channel.map(|value| enum_name(ChannelType::try_from(value).ok().map(|c| c.as_str_name())));
         Self {
             channel,
             subscriber_id: request.subscriber_id,
@@ -84,7 +82,7 @@ pub fn messages_to_proto(messages: Vec<Message>, with_context_keys: bool) -> App
 }
 
 fn message_to_proto(
-    row: MessageRow,
+    row: StoredMessage,
     subscriber: Option<pb::Subscriber>,
     template: Option<pb::NotificationTemplate>,
     template_identifier: Option<String>,
@@ -129,16 +127,5 @@ fn message_to_proto(
         payload: json_to_struct(row.payload),
         overrides: json_to_struct(row.overrides),
         context_keys: row.context_keys,
-    }
-}
-
-/// A stored JSON value read as the proto it holds; `None` (logged) when it does not read.
-fn read_json<T: serde::de::DeserializeOwned>(column: &str, message_id: Uuid, value: serde_json::Value) -> Option<T> {
-    match serde_json::from_value(value) {
-        Ok(read) => Some(read),
-        Err(error) => {
-            tracing::warn!(%message_id, column, %error, "stored message JSON does not match the API shape");
-            None
-        }
     }
 }

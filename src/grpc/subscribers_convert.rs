@@ -4,7 +4,6 @@ use pbjson_types::{value::Kind, FieldMask, Value as ProtoValue};
 use serde::{de::DeserializeOwned, Serialize};
 use serde_json::Value;
 
-use super::convert::{format_timestamp, json_to_struct, struct_to_json};
 use crate::domain::preferences::{
     ChannelFlags, GlobalPreference, PreferenceSource, PreferencesUpdate, SubscriberPreferences, WorkflowPreference,
 };
@@ -14,6 +13,7 @@ use crate::domain::subscribers::{
 };
 use crate::error::AppError;
 use crate::proto::herald::v1 as pb;
+use crate::wire::{format_timestamp, json_to_struct, struct_to_json};
 
 impl TryFrom<Subscriber> for pb::Subscriber {
     type Error = AppError;
@@ -42,6 +42,20 @@ impl TryFrom<Subscriber> for pb::Subscriber {
             created_at: format_timestamp(subscriber.created_at),
             updated_at: format_timestamp(subscriber.updated_at),
         })
+    }
+}
+
+/// The subscriber summary a notification event carries.
+impl From<Subscriber> for pb::NotificationEventSubscriber {
+    fn from(subscriber: Subscriber) -> Self {
+        Self {
+            subscriber_id: subscriber.subscriber_id,
+            id: subscriber.id.to_string(),
+            first_name: subscriber.first_name,
+            last_name: subscriber.last_name,
+            email: subscriber.email,
+            phone: subscriber.phone,
+        }
     }
 }
 

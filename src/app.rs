@@ -1,0 +1,27 @@
+//! What a running Herald shares: the state every handler holds ([`AppState`]) and the limits both
+//! transports apply. `crate::startup` wires a whole process around it.
+
+use crate::crypto::CredentialCipher;
+use crate::db::{DbConn, DbPool};
+use crate::engine::EngineContext;
+use crate::error::AppError;
+
+/// Largest request body (REST) or message (gRPC) accepted: 512 KiB.
+pub const MAX_REQUEST_BYTES: usize = 512 * 1024;
+
+/// What every handler shares.
+#[derive(Clone)]
+pub struct AppState {
+    pub pool: DbPool,
+    /// Encrypts integration credentials at rest.
+    pub cipher: CredentialCipher,
+    /// The engine's clock and wake-up channel.
+    pub engine: EngineContext,
+}
+
+impl AppState {
+    /// A pooled connection; an unreachable database is a 503.
+    pub async fn connection(&self) -> Result<DbConn, AppError> {
+        Ok(self.pool.get().await?)
+    }
+}

@@ -1,0 +1,87 @@
+//! Starting a Herald process, shared by `src/main.rs` and the test harness: the engine context, the
+//! worker loops, the router and the server, each optional as the process's role decides.
+
+use std::sync::Arc;
+
+use axum::Router;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::app::AppState;
+use crate::crypto::CredentialCipher;
+use crate::db::DbPool;
+use crate::engine::worker::{run_workers, WorkerSettings, WorkerShared};
+use crate::engine::{Clock, EngineContext};
+use crate::server;
+
+/// What a process runs.
+pub struct StartOptions {
+    pub pool: DbPool,
+    pub cipher: CredentialCipher,
+    /// The engine's clock: the system's, or one a test moves forward.
+    pub clock: Clock,
+    /// Serves REST and gRPC on this listener; `None` for a worker-only process.
+    pub listener: Option<TcpListener>,
+    /// Runs worker loops with these settings; `None` for an API-only process.
+    pub workers: Option<WorkerSettings>,
+    /// Served like Herald's own REST routes (same authentication, error rendering and panic
+    /// handling); tests use them to provoke failures.
+    pub extra_rest_routes: Router,
+}
+
+/// A started process; [`shutdown`](Self::shutdown) stops it in order.
+pub struct Running {
+    server: Option<JoinHandle<std::io::Result<()>>>,
+    workers: Option<JoinHandle<()>>,
+    stop_server: watch::Sender<bool>,
+    stop_workers: watch::Sender<bool>,
+}
+
+/// Starts the engine context, then the workers and the server that `options` ask for.
+pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
+    let StartOptions { pool, cipher, clock, listener, workers, extra_rest_routes } = options;
+    let engine = EngineContext::start(&pool, clock).await?;
+    let (stop_workers, stop) = watch::channel(false);
+    let workers = workers.map(|settings| {
+        let shared = WorkerShared::new(pool.clone(), cipher.clone(), engine.clone(), settings);
+        tracing::info!(owner = %shared.owner, "workers started");
+        tokio::spawn(run_workers(Arc::new(shared), stop))
+    });
+    let (stop_server, mut stopped) = watch::channel(false);
+    let server = match listener {
+        Some(listener) => {
+            tracing::info!(addr = %listener.local_addr()?, "Herald is serving REST and gRPC");
+            let state = AppState { pool, cipher, engine };
+            let router = server::router(state, extra_rest_routes);
+            let shutdown = async move {
+                let _ = stopped.wait_for(|stop| *stop).await;
+            };
+            Some(tokio::spawn(async move { axum::serve(listener, router).with_graceful_shutdown(shutdown).await }))
+        }
+        None => None,
+    };
+    Ok(Running { server, workers, stop_server, stop_workers })
+}
+
+impl Running {
+    /// Asks the server and the workers to stop, without waiting for them.
+    pub fn stop(&self) {
+        let _ = self.stop_server.send(true);
+        let _ = self.stop_workers.send(true);
+    }
+
+    /// Stops accepting connections and lets in-flight requests finish, then lets the workers finish
+    /// their batches.
+    pub async fn shutdown(self) -> anyhow::Result<()> {
+        let _ = self.stop_server.send(true);
+        if let Some(server) = self.server {
+            server.await??;
+        }
+        let _ = self.stop_workers.send(true);
+        if let Some(workers) = self.workers {
+            workers.await?;
+        }
+        Ok(())
+    }
+}
