@@ -25,8 +25,8 @@ pub async fn seed_environment(
     let tenant = Tenant { organization_id: environment.organization_id, environment_id: environment.id };
     conn.transaction::<_, AppError, _>(async |conn| {
         // First, so that the workflow's in-app step finds an active integration and has no issue.
-        create_integration(conn, cipher, &tenant, inbox_integration()).await?;
-        create_workflow(conn, &tenant, welcome_workflow()).await?;
+        create_integration(conn, cipher, tenant, inbox_integration()).await?;
+        create_workflow(conn, tenant, welcome_workflow()).await?;
         Ok(())
     })
     .await

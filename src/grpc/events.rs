@@ -19,7 +19,7 @@ impl pb::events_service_server::EventsService for EventsGrpc {
         let tenant = tenant_of(&request)?;
         let mut conn = self.state.connection().await?;
         let outcome =
-            trigger::trigger_event(&mut conn, &self.state.engine, &tenant, request.into_inner().into()).await?;
+            trigger::trigger_event(&mut conn, &self.state.engine, tenant, request.into_inner().into()).await?;
         Ok(Response::new(outcome.into()))
     }
 
@@ -30,7 +30,7 @@ impl pb::events_service_server::EventsService for EventsGrpc {
         let tenant = tenant_of(&request)?;
         let requests = request.into_inner().events.into_iter().map(Into::into).collect();
         let mut conn = self.state.connection().await?;
-        let outcomes = trigger::trigger_bulk(&mut conn, &self.state.engine, &tenant, requests).await?;
+        let outcomes = trigger::trigger_bulk(&mut conn, &self.state.engine, tenant, requests).await?;
         let results = outcomes.into_iter().map(bulk_result).collect::<Result<_, AppError>>()?;
         Ok(Response::new(pb::TriggerEventBulkResponse { results }))
     }
@@ -42,7 +42,7 @@ impl pb::events_service_server::EventsService for EventsGrpc {
         let tenant = tenant_of(&request)?;
         let transaction_id = request.into_inner().transaction_id;
         let mut conn = self.state.connection().await?;
-        let count = trigger::cancel_transaction(&mut conn, &self.state.engine, &tenant, &transaction_id).await?;
+        let count = trigger::cancel_transaction(&mut conn, &self.state.engine, tenant, &transaction_id).await?;
         Ok(Response::new(pb::CancelTriggeredEventResponse { canceled: count > 0, canceled_job_count: count as i32 }))
     }
 }

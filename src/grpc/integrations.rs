@@ -146,7 +146,7 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
         let tenant = tenant_of(&request)?;
         let new = NewIntegration::try_from(request.into_inner())?;
         let mut conn = self.state.connection().await?;
-        let created = integrations::create_integration(&mut conn, &self.state.cipher, &tenant, new).await?;
+        let created = integrations::create_integration(&mut conn, &self.state.cipher, tenant, new).await?;
         Ok(Response::new(pb::CreateIntegrationResponse { integration: Some(to_proto(created, false)?) }))
     }
 
@@ -157,7 +157,7 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
         let tenant = tenant_of(&request)?;
         let mut conn = self.state.connection().await?;
         let id = &request.get_ref().integration_id;
-        let found = integrations::get_integration(&mut conn, &self.state.cipher, &tenant, id).await?;
+        let found = integrations::get_integration(&mut conn, &self.state.cipher, tenant, id).await?;
         Ok(Response::new(pb::GetIntegrationResponse { integration: Some(to_proto(found, false)?) }))
     }
 
@@ -167,7 +167,7 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
     ) -> Result<Response<pb::ListIntegrationsResponse>, Status> {
         let tenant = tenant_of(&request)?;
         let mut conn = self.state.connection().await?;
-        let listed = integrations::list_integrations(&mut conn, &self.state.cipher, &tenant).await?;
+        let listed = integrations::list_integrations(&mut conn, &self.state.cipher, tenant).await?;
         Ok(Response::new(pb::ListIntegrationsResponse { integrations: all_to_proto(listed, false)? }))
     }
 
@@ -179,7 +179,7 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
         let changes = IntegrationChanges::try_from(request.get_ref())?;
         let mut conn = self.state.connection().await?;
         let id = &request.get_ref().integration_id;
-        let updated = integrations::update_integration(&mut conn, &self.state.cipher, &tenant, id, changes).await?;
+        let updated = integrations::update_integration(&mut conn, &self.state.cipher, tenant, id, changes).await?;
         Ok(Response::new(pb::UpdateIntegrationResponse { integration: Some(to_proto(updated, false)?) }))
     }
 
@@ -190,7 +190,7 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
         let tenant = tenant_of(&request)?;
         let mut conn = self.state.connection().await?;
         let id = &request.get_ref().integration_id;
-        let remaining = integrations::delete_integration(&mut conn, &self.state.cipher, &tenant, id).await?;
+        let remaining = integrations::delete_integration(&mut conn, &self.state.cipher, tenant, id).await?;
         Ok(Response::new(pb::DeleteIntegrationResponse { integrations: all_to_proto(remaining, false)? }))
     }
 
@@ -201,7 +201,7 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
         let tenant = tenant_of(&request)?;
         let mut conn = self.state.connection().await?;
         let id = &request.get_ref().integration_id;
-        let primary = integrations::set_primary(&mut conn, &self.state.cipher, &tenant, id).await?;
+        let primary = integrations::set_primary(&mut conn, &self.state.cipher, tenant, id).await?;
         Ok(Response::new(pb::SetIntegrationAsPrimaryResponse { integration: Some(to_proto(primary, false)?) }))
     }
 
@@ -211,7 +211,7 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
     ) -> Result<Response<pb::ListActiveIntegrationsResponse>, Status> {
         let tenant = tenant_of(&request)?;
         let mut conn = self.state.connection().await?;
-        let active = integrations::list_active_integrations(&mut conn, &self.state.cipher, &tenant).await?;
+        let active = integrations::list_active_integrations(&mut conn, &self.state.cipher, tenant).await?;
         Ok(Response::new(pb::ListActiveIntegrationsResponse { integrations: all_to_proto(active, true)? }))
     }
 }

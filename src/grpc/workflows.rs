@@ -23,7 +23,7 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
         let tenant = tenant_of(&request)?;
         let input = request.into_inner().workflow.ok_or_else(missing_workflow)?;
         let mut conn = self.state.connection().await?;
-        let created = domain::create_workflow(&mut conn, &tenant, input.into()).await?;
+        let created = domain::create_workflow(&mut conn, tenant, input.into()).await?;
         Ok(Response::new(pb::CreateWorkflowResponse { workflow: Some((&created).try_into()?) }))
     }
 
@@ -33,7 +33,7 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
     ) -> Result<Response<pb::GetWorkflowResponse>, Status> {
         let tenant = tenant_of(&request)?;
         let mut conn = self.state.connection().await?;
-        let found = domain::get_workflow(&mut conn, &tenant, &request.get_ref().workflow_id).await?;
+        let found = domain::get_workflow(&mut conn, tenant, &request.get_ref().workflow_id).await?;
         Ok(Response::new(pb::GetWorkflowResponse { workflow: Some((&found).try_into()?) }))
     }
 
@@ -49,7 +49,7 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
             query: message.query,
         };
         let mut conn = self.state.connection().await?;
-        let page = domain::list_workflows(&mut conn, &tenant, query).await?;
+        let page = domain::list_workflows(&mut conn, tenant, query).await?;
         let workflows = page.workflows.iter().map(TryInto::try_into).collect::<AppResult<Vec<_>>>()?;
         let total_count = i32::try_from(page.total_count).unwrap_or(i32::MAX);
         Ok(Response::new(pb::ListWorkflowsResponse { workflows, total_count }))
@@ -63,7 +63,7 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
         let message = request.into_inner();
         let input = message.workflow.ok_or_else(missing_workflow)?;
         let mut conn = self.state.connection().await?;
-        let updated = domain::update_workflow(&mut conn, &tenant, &message.workflow_id, input.into()).await?;
+        let updated = domain::update_workflow(&mut conn, tenant, &message.workflow_id, input.into()).await?;
         Ok(Response::new(pb::UpdateWorkflowResponse { workflow: Some((&updated).try_into()?) }))
     }
 
@@ -73,7 +73,7 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
     ) -> Result<Response<pb::DeleteWorkflowResponse>, Status> {
         let tenant = tenant_of(&request)?;
         let mut conn = self.state.connection().await?;
-        domain::delete_workflow(&mut conn, &tenant, &request.get_ref().workflow_id).await?;
+        domain::delete_workflow(&mut conn, tenant, &request.get_ref().workflow_id).await?;
         Ok(Response::new(pb::DeleteWorkflowResponse {}))
     }
 }

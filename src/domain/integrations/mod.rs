@@ -93,7 +93,7 @@ pub struct IntegrationChanges {
 pub async fn create_integration(
     conn: &mut AsyncPgConnection,
     cipher: &CredentialCipher,
-    tenant: &Tenant,
+    tenant: Tenant,
     new: NewIntegration,
 ) -> AppResult<Integration> {
     validate_new(&new)?;
@@ -180,7 +180,7 @@ fn non_empty_or_null(text: &str) -> Value {
 pub async fn update_integration(
     conn: &mut AsyncPgConnection,
     cipher: &CredentialCipher,
-    tenant: &Tenant,
+    tenant: Tenant,
     id: &str,
     changes: IntegrationChanges,
 ) -> AppResult<Integration> {
@@ -220,7 +220,7 @@ pub async fn update_integration(
 pub async fn delete_integration(
     conn: &mut AsyncPgConnection,
     cipher: &CredentialCipher,
-    tenant: &Tenant,
+    tenant: Tenant,
     id: &str,
 ) -> AppResult<Vec<Integration>> {
     let uuid = store::parse_integration_id(id)?;

@@ -29,7 +29,7 @@ const MAX_ATTEMPTS: u32 = 25;
 pub async fn set_primary(
     conn: &mut AsyncPgConnection,
     cipher: &CredentialCipher,
-    tenant: &Tenant,
+    tenant: Tenant,
     id: &str,
 ) -> AppResult<Integration> {
     let current = get_integration(conn, cipher, tenant, id).await?;
@@ -61,7 +61,7 @@ pub async fn set_primary(
 
 async fn promote(
     conn: &mut AsyncPgConnection,
-    tenant: &Tenant,
+    tenant: Tenant,
     id: Uuid,
     channel: &str,
 ) -> Result<Option<IntegrationRow>, diesel::result::Error> {

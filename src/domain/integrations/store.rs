@@ -22,7 +22,7 @@ pub(super) type LiveInEnvironment = Filter<
     diesel::dsl::not<integrations::deleted>,
 >;
 
-pub(super) fn live_in_environment(tenant: &Tenant) -> LiveInEnvironment {
+pub(super) fn live_in_environment(tenant: Tenant) -> LiveInEnvironment {
     integrations::table
         .filter(integrations::environment_id.eq(tenant.environment_id))
         .filter(not(integrations::deleted))
@@ -66,7 +66,7 @@ fn decrypt_all(cipher: &CredentialCipher, rows: Vec<IntegrationRow>) -> AppResul
 pub async fn get_integration(
     conn: &mut AsyncPgConnection,
     cipher: &CredentialCipher,
-    tenant: &Tenant,
+    tenant: Tenant,
     id: &str,
 ) -> AppResult<Integration> {
     let uuid = parse_integration_id(id)?;
@@ -84,7 +84,7 @@ pub async fn get_integration(
 pub async fn list_integrations(
     conn: &mut AsyncPgConnection,
     cipher: &CredentialCipher,
-    tenant: &Tenant,
+    tenant: Tenant,
 ) -> AppResult<Vec<Integration>> {
     let rows = live_in_environment(tenant)
         .order((integrations::created_at, integrations::id))
@@ -98,7 +98,7 @@ pub async fn list_integrations(
 pub async fn list_active_integrations(
     conn: &mut AsyncPgConnection,
     cipher: &CredentialCipher,
-    tenant: &Tenant,
+    tenant: Tenant,
 ) -> AppResult<Vec<Integration>> {
     let rows = integrations::table
         .filter(integrations::organization_id.eq(tenant.organization_id))

@@ -284,7 +284,7 @@ async fn find_workflow_for_preferences(
     tenant: Tenant,
     reference: &str,
 ) -> AppResult<Uuid> {
-    let workflow = crate::domain::workflows::find_row(conn, &tenant, reference, false).await?;
+    let workflow = crate::domain::workflows::find_row(conn, tenant, reference, false).await?;
     if workflow.critical {
         return Err(AppError::BadRequest(format!(
             "Workflow {reference} is critical: its preferences cannot be changed by subscribers"

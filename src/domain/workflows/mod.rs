@@ -187,7 +187,7 @@ fn stored_preferences(input: Option<&PreferencesInput>) -> Value {
 /// Creates a workflow; `workflowId` defaults to the slugified name. An identifier in use → 409.
 pub async fn create_workflow(
     conn: &mut AsyncPgConnection,
-    tenant: &Tenant,
+    tenant: Tenant,
     definition: WorkflowDefinition,
 ) -> AppResult<StoredWorkflow> {
     validate::validate_definition(&definition, false)?;
@@ -216,7 +216,7 @@ pub async fn create_workflow(
 /// `workflowId` may change only for code-first (`external`) workflows.
 pub async fn update_workflow(
     conn: &mut AsyncPgConnection,
-    tenant: &Tenant,
+    tenant: Tenant,
     reference: &str,
     definition: WorkflowDefinition,
 ) -> AppResult<StoredWorkflow> {
@@ -254,7 +254,7 @@ pub async fn update_workflow(
 fn workflow_row(
     definition: &WorkflowDefinition,
     identifier: String,
-    tenant: &Tenant,
+    tenant: Tenant,
     id: Uuid,
     created_at: DateTime<Utc>,
     now: DateTime<Utc>,
@@ -299,7 +299,7 @@ pub fn refresh_issues(stored: &mut StoredWorkflow, active_channels: &HashSet<Str
 }
 
 /// The workflow named by identifier, `_id` or slug, with fresh issues and status.
-pub async fn get_workflow(conn: &mut AsyncPgConnection, tenant: &Tenant, reference: &str) -> AppResult<StoredWorkflow> {
+pub async fn get_workflow(conn: &mut AsyncPgConnection, tenant: Tenant, reference: &str) -> AppResult<StoredWorkflow> {
     let mut stored = find_workflow(conn, tenant, reference).await?;
     refresh_issues(&mut stored, &active_channels(conn, tenant.environment_id).await?);
     Ok(stored)

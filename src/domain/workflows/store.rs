@@ -33,7 +33,7 @@ fn referenced_id(reference: &str) -> Option<Uuid> {
 /// The live workflow of the environment named by identifier, `_id` or slug (an identifier match wins).
 pub async fn find_row(
     conn: &mut AsyncPgConnection,
-    tenant: &Tenant,
+    tenant: Tenant,
     reference: &str,
     for_update: bool,
 ) -> AppResult<WorkflowRow> {
@@ -51,11 +51,7 @@ pub async fn find_row(
 
 /// The workflow named by identifier, `_id` or slug with its steps, issues as last saved
 /// (`get_workflow` recomputes them).
-pub async fn find_workflow(
-    conn: &mut AsyncPgConnection,
-    tenant: &Tenant,
-    reference: &str,
-) -> AppResult<StoredWorkflow> {
+pub async fn find_workflow(conn: &mut AsyncPgConnection, tenant: Tenant, reference: &str) -> AppResult<StoredWorkflow> {
     let workflow = find_row(conn, tenant, reference, false).await?;
     let steps = load_steps(conn, &[workflow.id]).await?;
     Ok(StoredWorkflow { workflow, steps })
@@ -138,7 +134,7 @@ pub(super) async fn replace_steps(conn: &mut AsyncPgConnection, workflow_id: Uui
 }
 
 /// Soft-deletes a workflow: its identifier is free again, its history (events, jobs) stays.
-pub async fn delete_workflow(conn: &mut AsyncPgConnection, tenant: &Tenant, reference: &str) -> AppResult<()> {
+pub async fn delete_workflow(conn: &mut AsyncPgConnection, tenant: Tenant, reference: &str) -> AppResult<()> {
     let row = find_row(conn, tenant, reference, false).await?;
     let now = Utc::now();
     diesel::update(workflows::table.find(row.id))
@@ -171,7 +167,7 @@ pub struct WorkflowPage {
     pub total_count: i64,
 }
 
-fn matching<'a>(tenant: &Tenant, text: Option<&'a str>) -> workflows::BoxedQuery<'a, Pg> {
+fn matching<'a>(tenant: Tenant, text: Option<&'a str>) -> workflows::BoxedQuery<'a, Pg> {
     let mut query = workflows::table
         .filter(workflows::environment_id.eq(tenant.environment_id))
         .filter(not(workflows::deleted))
@@ -187,7 +183,7 @@ fn matching<'a>(tenant: &Tenant, text: Option<&'a str>) -> workflows::BoxedQuery
 /// The environment's workflows, newest first, offset paging, with fresh issues and status.
 pub async fn list_workflows(
     conn: &mut AsyncPgConnection,
-    tenant: &Tenant,
+    tenant: Tenant,
     query: WorkflowQuery,
 ) -> AppResult<WorkflowPage> {
     let offset = query.offset.unwrap_or(0);

@@ -64,7 +64,7 @@ impl TriggerOutcome {
 pub async fn trigger_event(
     conn: &mut AsyncPgConnection,
     engine: &EngineContext,
-    tenant: &Tenant,
+    tenant: Tenant,
     request: TriggerRequest,
 ) -> AppResult<TriggerOutcome> {
     request::validate(&request)?;
@@ -110,7 +110,7 @@ pub async fn trigger_event(
             let ids = store::upsert_subscribers(conn, tenant, &subscribers, now).await?;
             for input in subscribers.iter().filter(|input| !input.channels.is_empty()) {
                 for update in &input.channels {
-                    upsert_credentials(conn, *tenant, &input.subscriber_id, update.clone()).await?;
+                    upsert_credentials(conn, tenant, &input.subscriber_id, update.clone()).await?;
                 }
             }
             let actor_id = actor.as_ref().map(|actor| ids[&actor.subscriber_id]);
@@ -172,7 +172,7 @@ impl FanoutPlan<'_> {
     #[allow(clippy::too_many_arguments)]
     fn rows(
         &self,
-        tenant: &Tenant,
+        tenant: Tenant,
         transaction_id: &str,
         recipients: &[SubscriberInput],
         ids: &std::collections::HashMap<String, Uuid>,
@@ -270,7 +270,7 @@ fn recipient_as_sent(to: &[Recipient], subscriber_id: &str) -> Value {
 pub async fn trigger_bulk(
     conn: &mut AsyncPgConnection,
     engine: &EngineContext,
-    tenant: &Tenant,
+    tenant: Tenant,
     requests: Vec<TriggerRequest>,
 ) -> AppResult<Vec<AppResult<TriggerOutcome>>> {
     if requests.len() > MAX_BULK_TRIGGERS {
@@ -292,7 +292,7 @@ pub async fn trigger_bulk(
 pub async fn cancel_transaction(
     conn: &mut AsyncPgConnection,
     engine: &EngineContext,
-    tenant: &Tenant,
+    tenant: Tenant,
     transaction_id: &str,
 ) -> AppResult<usize> {
     let now = engine.clock.now();

@@ -66,7 +66,7 @@ struct UpsertedSubscriber {
 /// for any row a concurrent trigger created meanwhile (invisible to the first statement's snapshot).
 pub async fn upsert_subscribers(
     conn: &mut AsyncPgConnection,
-    tenant: &Tenant,
+    tenant: Tenant,
     inputs: &[SubscriberInput],
     now: DateTime<Utc>,
 ) -> AppResult<HashMap<String, Uuid>> {
@@ -149,7 +149,7 @@ WHERE s.environment_id = $2 AND NOT s.deleted
   AND s.subscriber_id NOT IN (SELECT subscriber_id FROM upserted)";
 
 /// The id of the tenant named by identifier, None when it does not exist.
-pub async fn find_tenant(conn: &mut AsyncPgConnection, tenant: &Tenant, identifier: &str) -> AppResult<Option<Uuid>> {
+pub async fn find_tenant(conn: &mut AsyncPgConnection, tenant: Tenant, identifier: &str) -> AppResult<Option<Uuid>> {
     Ok(tenants::table
         .filter(tenants::environment_id.eq(tenant.environment_id))
         .filter(tenants::identifier.eq(identifier))
@@ -168,7 +168,7 @@ struct TenantId {
 /// Creates the tenant or writes its present fields; returns its id.
 pub async fn upsert_tenant(
     conn: &mut AsyncPgConnection,
-    tenant: &Tenant,
+    tenant: Tenant,
     reference: &TenantReference,
     now: DateTime<Utc>,
 ) -> AppResult<Uuid> {
