@@ -101,4 +101,8 @@ pub struct EngineSettings {
     /// Longest idle sleep of a worker, in milliseconds (LISTEN/NOTIFY wakes it sooner).
     #[arg(long, env = "HERALD_WORKER_POLL_MS", default_value_t = 1000, global = true)]
     pub worker_poll_ms: u64,
+
+    /// Let an integration's `baseUrl` use plain http on any host (by default only on loopback hosts).
+    #[arg(long, env = "HERALD_PROVIDER_ALLOW_HTTP", default_value_t = false, global = true)]
+    pub provider_allow_http: bool,
 }

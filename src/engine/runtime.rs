@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::EngineContext;
 use crate::crypto::CredentialCipher;
 use crate::db::DbPool;
-use crate::providers::Providers;
+use crate::providers::{ProviderSettings, Providers};
 
 /// How workers run.
 #[derive(Debug, Clone)]
@@ -20,6 +20,8 @@ pub struct WorkerSettings {
     pub lease: Duration,
     /// Longest sleep without a wake-up.
     pub poll_interval: Duration,
+    /// What provider adapters may do.
+    pub providers: ProviderSettings,
 }
 
 impl From<&crate::config::EngineSettings> for WorkerSettings {
@@ -29,13 +31,20 @@ impl From<&crate::config::EngineSettings> for WorkerSettings {
             batch_size: settings.worker_batch_size,
             lease: Duration::from_secs(settings.job_lease_secs),
             poll_interval: Duration::from_millis(settings.worker_poll_ms),
+            providers: ProviderSettings { allow_plain_http: settings.provider_allow_http },
         }
     }
 }
 
 impl Default for WorkerSettings {
     fn default() -> Self {
-        Self { concurrency: 4, batch_size: 100, lease: Duration::from_secs(60), poll_interval: Duration::from_secs(1) }
+        Self {
+            concurrency: 4,
+            batch_size: 100,
+            lease: Duration::from_secs(60),
+            poll_interval: Duration::from_secs(1),
+            providers: ProviderSettings::default(),
+        }
     }
 }
 
@@ -58,7 +67,7 @@ impl WorkerShared {
             pool,
             cipher,
             engine,
-            providers: Providers::new(),
+            providers: Providers::new(settings.providers),
             http: reqwest::Client::builder()
                 .connect_timeout(Duration::from_secs(5))
                 .redirect(reqwest::redirect::Policy::none())

@@ -30,6 +30,11 @@ impl Answer {
         Self { text: String::from_utf8_lossy(&bytes).into_owned() }
     }
 
+    /// The whole body as read.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+
     /// The body for the record: truncated, `None` when empty.
     pub(crate) fn raw(&self) -> Option<String> {
         (!self.text.is_empty()).then(|| truncate(&self.text, MAX_RAW).to_owned())
@@ -44,7 +49,7 @@ impl Answer {
 }
 
 /// The value at a dotted path (`data.messages.0.id`); numeric segments index arrays.
-fn dotted<'v>(json: &'v Value, path: &str) -> Option<&'v Value> {
+pub(crate) fn dotted<'v>(json: &'v Value, path: &str) -> Option<&'v Value> {
     path.split('.').try_fold(json, |value, segment| match value {
         Value::Array(items) => items.get(segment.parse::<usize>().ok()?),
         _ => value.get(segment),

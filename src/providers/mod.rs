@@ -30,10 +30,14 @@ mod answer;
 mod chat_webhook;
 mod credentials;
 mod email_webhook;
+mod endpoint;
 mod error;
 mod generic_sms;
+mod http;
+mod message;
 mod push_webhook;
 mod registry;
+mod resend;
 mod retry;
 mod signed_post;
 
@@ -47,7 +51,9 @@ use uuid::Uuid;
 
 use crate::workflow::StepKind;
 
+pub use endpoint::ProviderSettings;
 pub use error::ProviderError;
+pub use message::{EmailMessage, Mailbox, SmsMessage};
 pub use registry::Providers;
 pub use retry::{retry_delay, DEFAULT_MAX_ATTEMPTS};
 pub use signed_post::signature;
@@ -103,6 +109,14 @@ pub struct Delivery {
     pub title: Option<String>,
     /// The rendered body (html for email).
     pub content: String,
+    /// Email: the plain-text alternative of `content`.
+    pub text: Option<String>,
+    /// Email: the step's `senderName`, between the trigger's overrides and the integration's.
+    pub sender_name: Option<String>,
+    /// The workflow's identifier, for providers that tag messages with it.
+    pub workflow_identifier: Option<String>,
+    /// The subscriber's `subscriberId`.
+    pub subscriber_id: String,
     pub payload: Value,
     /// Provider overrides from the trigger; may be `{}`.
     pub overrides: Value,
@@ -121,6 +135,10 @@ impl fmt::Debug for Delivery {
             .field("subject", &self.subject)
             .field("title", &self.title)
             .field("content", &self.content)
+            .field("text", &self.text)
+            .field("sender_name", &self.sender_name)
+            .field("workflow_identifier", &self.workflow_identifier)
+            .field("subscriber_id", &self.subscriber_id)
             .field("payload", &self.payload)
             .field("overrides", &self.overrides)
             .finish()

@@ -8,12 +8,21 @@ use super::chat_webhook::ChatWebhook;
 use super::email_webhook::EmailWebhook;
 use super::generic_sms::GenericSms;
 use super::push_webhook::PushWebhook;
-use super::{Provider, ProviderError};
+use super::resend::Resend;
+use super::{Provider, ProviderError, ProviderSettings};
 
 /// A provider that does not answer the TCP handshake in this time is down for now.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Bounds a whole request, so a stalled receiver cannot hold a worker (and its job lease) for long.
 const TOTAL_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// What every HTTP adapter holds: the shared client (one connection pool for every delivery) and what
+/// the operator allows.
+#[derive(Clone)]
+pub(crate) struct Http {
+    pub(crate) client: Client,
+    pub(crate) settings: ProviderSettings,
+}
 
 /// Every delivery adapter. Build once and share (`Arc`): the HTTP client pools connections.
 pub struct Providers {
@@ -21,10 +30,11 @@ pub struct Providers {
     chat_webhook: ChatWebhook,
     push_webhook: PushWebhook,
     generic_sms: GenericSms,
+    resend: Resend,
 }
 
 impl Providers {
-    pub fn new() -> Self {
+    pub fn new(settings: ProviderSettings) -> Self {
         let client = Client::builder()
             .connect_timeout(CONNECT_TIMEOUT)
             .timeout(TOTAL_TIMEOUT)
@@ -33,11 +43,13 @@ impl Providers {
             .user_agent(concat!("herald/", env!("CARGO_PKG_VERSION")))
             .build()
             .expect("the HTTP client's TLS backend initializes");
+        let http = Http { client: client.clone(), settings };
         Self {
             email_webhook: EmailWebhook { client: client.clone() },
             chat_webhook: ChatWebhook { client: client.clone() },
             push_webhook: PushWebhook { client: client.clone() },
             generic_sms: GenericSms { client },
+            resend: Resend { http },
         }
     }
 
@@ -48,6 +60,7 @@ impl Providers {
             "chat-webhook" => Ok(&self.chat_webhook),
             "push-webhook" => Ok(&self.push_webhook),
             "generic-sms" => Ok(&self.generic_sms),
+            "resend" => Ok(&self.resend),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
         }
     }
@@ -55,6 +68,6 @@ impl Providers {
 
 impl Default for Providers {
     fn default() -> Self {
-        Self::new()
+        Self::new(ProviderSettings::default())
     }
 }

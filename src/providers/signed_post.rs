@@ -1,16 +1,15 @@
 //! The one HTTP request every adapter makes: a signed JSON POST, and the sorting of its answer into
 //! accepted, transient or permanent.
 
-use std::error::Error as _;
-
 use hmac::{Hmac, Mac};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
-use reqwest::{Client, StatusCode, Url};
+use reqwest::{Client, Url};
 use serde_json::Value;
 use sha2::Sha256;
 
 use super::answer::Answer;
 use super::credentials::credential;
+use super::http::{request_failed, HttpAnswer};
 use super::{Delivery, ProviderError};
 
 const IDEMPOTENCY_KEY: &str = "idempotency-key";
@@ -58,7 +57,7 @@ impl<'a> SignedPost<'a> {
         Ok(self)
     }
 
-    /// Posts and sorts the answer: `Ok` for any 2xx, transient for 429 and 5xx, permanent otherwise.
+    /// Posts and sorts the answer the way every HTTP adapter does (see `http`).
     pub(crate) async fn send(self, client: &Client) -> Result<Answer, ProviderError> {
         let host = self.url.host_str().unwrap_or_default().to_owned();
         // Serialized once: the signature must cover exactly the bytes that go on the wire.
@@ -76,34 +75,6 @@ impl<'a> SignedPost<'a> {
         }
 
         let response = request.body(body).send().await.map_err(|err| request_failed(self.provider_id, &host, err))?;
-        let status = response.status();
-        let answer = Answer::read(response).await;
-        if status.is_success() {
-            return Ok(answer);
-        }
-        let message = format!("{}: HTTP {status} from {host}", self.provider_id);
-        if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
-            Err(ProviderError::Transient { message, raw: answer.raw() })
-        } else {
-            Err(ProviderError::Permanent { message, raw: answer.raw() })
-        }
-    }
-}
-
-/// No answer at all. Anything that went wrong on the way (connect, timeout, send) may pass on a retry;
-/// only a request reqwest could not build is our own permanent fault.
-fn request_failed(provider_id: &str, host: &str, err: reqwest::Error) -> ProviderError {
-    // Webhook URLs often carry a token in their path: name the host only.
-    let err = err.without_url();
-    let mut message = format!("{provider_id}: request to {host} failed: {err}");
-    let mut source = err.source();
-    while let Some(cause) = source {
-        message.push_str(&format!(": {cause}"));
-        source = cause.source();
-    }
-    if err.is_builder() {
-        ProviderError::Permanent { message, raw: None }
-    } else {
-        ProviderError::Transient { message, raw: None }
+        HttpAnswer::read(&host, response).await.sorted(self.provider_id, &[])
     }
 }

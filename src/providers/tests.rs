@@ -12,7 +12,7 @@ use uuid::Uuid;
 use super::{Accepted, Channel, Delivery, Destination, ProviderError, Providers};
 
 /// A delivery through `provider_id` to a subscriber with every kind of address but a chat webhook.
-fn delivery(provider_id: &str, credentials: Value) -> Delivery {
+pub(super) fn delivery(provider_id: &str, credentials: Value) -> Delivery {
     let channel = match provider_id {
         "email-webhook" => Channel::Email,
         "generic-sms" => Channel::Sms,
@@ -34,13 +34,17 @@ fn delivery(provider_id: &str, credentials: Value) -> Delivery {
         subject: Some("Welcome".to_owned()),
         title: Some("Hello".to_owned()),
         content: "<p>Hi Ada</p>".to_owned(),
+        text: None,
+        sender_name: None,
+        workflow_identifier: Some("welcome".to_owned()),
+        subscriber_id: "ada".to_owned(),
         payload: json!({"plan": "pro"}),
         overrides: json!({}),
     }
 }
 
 async fn send(delivery: &Delivery) -> Result<Accepted, ProviderError> {
-    let providers = Providers::new();
+    let providers = Providers::default();
     let provider = providers.get(&delivery.provider_id).expect("an adapter for the provider");
     provider.send(delivery).await
 }

@@ -103,6 +103,12 @@ pub struct ChannelControls {
     pub subject: Option<String>,
     #[serde(default, deserialize_with = "lenient")]
     pub body: Option<String>,
+    /// Email: the sender's name for this step, between the trigger's overrides and the integration's.
+    #[serde(default, deserialize_with = "lenient")]
+    pub sender_name: Option<String>,
+    /// Email: `block` (the body is a block-editor document) or `html`.
+    #[serde(default, deserialize_with = "lenient")]
+    pub editor_type: Option<String>,
     /// In-app: where a click on the message goes.
     #[serde(default, deserialize_with = "lenient")]
     pub redirect: Option<Redirect>,

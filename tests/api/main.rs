@@ -3,6 +3,7 @@
 mod support;
 
 mod activity_fixtures;
+mod fakes;
 
 mod activity;
 mod admin;
@@ -13,6 +14,7 @@ mod errors;
 mod grpc_surface;
 mod integrations;
 mod messages;
+mod providers;
 mod subscribers;
 mod workflows;
 mod zero_config;

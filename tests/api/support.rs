@@ -63,6 +63,7 @@ impl TestServer {
             batch_size: 50,
             lease: Duration::from_secs(30),
             poll_interval: Duration::from_millis(200),
+            providers: Default::default(),
         };
         let running = startup::start(StartOptions {
             pool: pool.clone(),

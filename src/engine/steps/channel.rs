@@ -120,6 +120,10 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel)
         subject: content.subject.clone(),
         title: content.subject,
         content: content.body,
+        text: content.text,
+        sender_name: content.sender_name,
+        workflow_identifier: input.workflow().map(|workflow| workflow.identifier.clone()),
+        subscriber_id: subscriber.map(|subscriber| subscriber.subscriber_id.clone()).unwrap_or_default(),
         payload: job.payload.clone(),
         overrides: job.overrides.clone(),
     };

@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use super::email_body;
 use crate::engine::render::{render_controls, RenderContext, RenderError};
 use crate::workflow::controls::{read, ChannelControls};
 use crate::workflow::StepKind;
@@ -10,7 +11,12 @@ use crate::workflow::StepKind;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Content {
     pub subject: Option<String>,
+    /// The body; for email, its HTML (a block-editor document rendered to HTML).
     pub body: String,
+    /// Email: the plain-text alternative of the body.
+    pub text: Option<String>,
+    /// Email: the step's sender name.
+    pub sender_name: Option<String>,
     /// The in-app message's call to action (`MessageCta` JSON), `{}` when it has none.
     pub cta: Value,
 }
@@ -19,12 +25,19 @@ pub struct Content {
 pub fn render(kind: StepKind, controls: &Value, context: &RenderContext) -> Result<Content, RenderError> {
     let rendered: ChannelControls = read(&render_controls(controls, context)?);
     let body = rendered.body.clone().unwrap_or_default();
+    let plain = |subject, body| Content { subject, body, text: None, sender_name: None, cta: json!({}) };
     Ok(match kind {
-        StepKind::InApp => Content { cta: in_app_cta(&rendered), subject: rendered.subject, body },
-        StepKind::Email | StepKind::Push => Content { subject: rendered.subject, body, cta: json!({}) },
-        StepKind::Sms | StepKind::Chat | StepKind::Digest | StepKind::Delay | StepKind::Custom => {
-            Content { subject: None, body, cta: json!({}) }
+        StepKind::InApp => Content { cta: in_app_cta(&rendered), ..plain(rendered.subject, body) },
+        StepKind::Email => {
+            let raw_body = controls["body"].as_str().unwrap_or_default();
+            let (html, text) = match email_body::block_document(raw_body, rendered.editor_type.as_deref()) {
+                Some(document) => email_body::from_blocks(&render_controls(&document, context)?),
+                None => (body.clone(), email_body::html_to_text(&body)),
+            };
+            Content { text: Some(text), sender_name: rendered.sender_name, ..plain(rendered.subject, html) }
         }
+        StepKind::Push => plain(rendered.subject, body),
+        StepKind::Sms | StepKind::Chat | StepKind::Digest | StepKind::Delay | StepKind::Custom => plain(None, body),
     })
 }
 
@@ -90,7 +103,35 @@ mod tests {
             &RenderContext { payload: json!({"code": "123"}), ..Default::default() },
         )
         .unwrap();
-        assert_eq!(content, Content { subject: None, body: "Code 123".into(), cta: json!({}) });
+        assert_eq!(
+            content,
+            Content { subject: None, body: "Code 123".into(), text: None, sender_name: None, cta: json!({}) }
+        );
         assert_eq!(render(StepKind::InApp, &json!({"body": "b"}), &RenderContext::default()).unwrap().cta, json!({}));
+    }
+
+    #[test]
+    fn a_block_email_renders_variables_inside_the_document_and_sends_html_with_text() {
+        let document = json!({"type": "doc", "content": [{"type": "paragraph", "content": [
+            {"type": "text", "text": "Hi {{ subscriber.firstName }}"}]}]});
+        let controls =
+            json!({"subject": "Re: {{ payload.topic }}", "body": document.to_string(), "senderName": "Acme"});
+        let context = RenderContext {
+            payload: json!({"topic": "your \"order\""}),
+            subscriber: json!({"firstName": "Ada \"<3\""}),
+            ..Default::default()
+        };
+        let content = render(StepKind::Email, &controls, &context).unwrap();
+        assert_eq!(content.subject.as_deref(), Some("Re: your \"order\""));
+        assert!(content.body.contains("Hi Ada &quot;&lt;3&quot;"), "{}", content.body);
+        assert_eq!(content.text.as_deref(), Some("Hi Ada \"<3\""));
+        assert_eq!(content.sender_name.as_deref(), Some("Acme"));
+        let html = render(
+            StepKind::Email,
+            &json!({"body": "<p>Hi {{ subscriber.firstName }}</p>", "editorType": "html"}),
+            &context,
+        )
+        .unwrap();
+        assert_eq!((html.body.as_str(), html.text.as_deref()), ("<p>Hi Ada \"<3\"</p>", Some("Hi Ada \"<3\"")));
     }
 }

@@ -9,6 +9,7 @@ mod custom;
 mod delay;
 mod delivery;
 mod digest;
+mod email_body;
 mod in_app;
 pub mod message;
 mod schedule;

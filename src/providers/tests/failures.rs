@@ -18,25 +18,30 @@ async fn server_errors_and_429_are_transient_with_the_answer_in_raw() {
         let err = send(&delivery("email-webhook", json!({"webhookUrl": receiver.url("/e")}))).await.expect_err("fails");
 
         assert!(err.is_transient(), "{status}: {err:?}");
-        assert_eq!(err.to_string(), format!("email-webhook: HTTP {status} {reason} from 127.0.0.1"));
+        assert_eq!(err.to_string(), format!("email-webhook: HTTP {status} {reason} from 127.0.0.1: try later"));
         assert_eq!(err.raw(), Some("try later"));
     }
 }
 
 #[tokio::test]
-async fn other_statuses_are_permanent() {
+async fn refused_credentials_misconfigure_the_integration_and_other_statuses_are_permanent() {
     let receiver = Receiver::start().await;
-    for status in [400, 401, 404, 422, 302] {
+    for status in [400, 401, 403, 404, 422, 302] {
         receiver.answer(status, r#"{"error": "no"}"#);
 
         let err = send(&delivery("push-webhook", json!({"webhookUrl": receiver.url("/p")}))).await.expect_err("fails");
 
-        assert!(matches!(err, ProviderError::Permanent { .. }), "{status}: {err:?}");
-        assert!(err.to_string().starts_with(&format!("push-webhook: HTTP {status} ")), "{err}");
+        if matches!(status, 401 | 403) {
+            assert!(matches!(err, ProviderError::Misconfigured { .. }), "{status}: {err:?}");
+            assert!(err.is_integration_fault());
+        } else {
+            assert!(matches!(err, ProviderError::Permanent { .. }), "{status}: {err:?}");
+        }
+        assert!(err.to_string().contains(&format!("push-webhook: HTTP {status} ")), "{err}");
         assert_eq!(err.raw(), Some(r#"{"error": "no"}"#));
     }
     // The 302 was not followed anywhere.
-    assert_eq!(receiver.requests().len(), 5);
+    assert_eq!(receiver.requests().len(), 6);
 }
 
 #[tokio::test]

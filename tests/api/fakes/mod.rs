@@ -1,0 +1,171 @@
+//! Faithful local fakes of providers' APIs, on 127.0.0.1. Each fake checks what the real provider
+//! checks (method, path, authentication, content type, required fields) and answers as it does, errors
+//! included; a test may script the answers to the next requests (a 429 with `Retry-After`, then a
+//! success) and reads back every request the fake received.
+
+pub mod resend;
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use base64::Engine;
+use serde_json::Value;
+
+/// One request as the fake received it.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub method: Method,
+    pub path: String,
+    pub query: Option<String>,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|value| value.to_str().ok())
+    }
+
+    /// The body as JSON (`Null` when it is not JSON).
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
+
+    /// The `application/x-www-form-urlencoded` body as pairs, in order.
+    pub fn form(&self) -> Vec<(String, String)> {
+        form_urlencoded::parse(&self.body).into_owned().collect()
+    }
+
+    /// The first value of form field `name`.
+    pub fn form_value(&self, name: &str) -> Option<String> {
+        self.form().into_iter().find(|(key, _)| key == name).map(|(_, value)| value)
+    }
+
+    /// The `(user, password)` of an `Authorization: Basic` header.
+    pub fn basic_auth(&self) -> Option<(String, String)> {
+        let encoded = self.header("authorization")?.strip_prefix("Basic ")?;
+        let decoded = base64::engine::general_purpose::STANDARD.decode(encoded).ok()?;
+        let (user, password) = std::str::from_utf8(&decoded).ok()?.split_once(':')?;
+        Some((user.to_owned(), password.to_owned()))
+    }
+
+    /// Whether the content type is `expected` (parameters such as `charset` aside).
+    pub fn content_type_is(&self, expected: &str) -> bool {
+        self.header("content-type").is_some_and(|value| value.split(';').next().unwrap_or_default().trim() == expected)
+    }
+}
+
+/// An answer the fake gives.
+#[derive(Debug, Clone)]
+pub struct FakeAnswer {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl FakeAnswer {
+    pub fn json(status: u16, body: Value) -> Self {
+        Self { status, headers: vec![("content-type".into(), "application/json".into())], body: body.to_string() }
+    }
+
+    pub fn text(status: u16, body: &str) -> Self {
+        Self { status, headers: vec![("content-type".into(), "text/plain".into())], body: body.to_owned() }
+    }
+
+    pub fn with_header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
+    }
+}
+
+impl IntoResponse for FakeAnswer {
+    fn into_response(self) -> Response {
+        let mut response = (StatusCode::from_u16(self.status).expect("a valid status"), self.body).into_response();
+        for (name, value) in self.headers {
+            response.headers_mut().insert(
+                HeaderName::from_bytes(name.as_bytes()).expect("a header name"),
+                HeaderValue::from_str(&value).expect("a header value"),
+            );
+        }
+        response
+    }
+}
+
+/// How a fake answers a request: the real provider's error when the request is not one it accepts,
+/// else `None` (the scripted answer, or the provider's success).
+pub type Check = fn(&Recorded) -> Option<FakeAnswer>;
+/// The provider's success answer to a request it accepted.
+pub type Success = fn(&Recorded) -> FakeAnswer;
+
+struct Inner {
+    check: Check,
+    success: Success,
+    requests: Vec<Recorded>,
+    scripted: VecDeque<FakeAnswer>,
+}
+
+/// A running fake; it stops with the test's runtime.
+#[derive(Clone)]
+pub struct FakeProvider {
+    base_url: String,
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl FakeProvider {
+    pub async fn start(check: Check, success: Success) -> Self {
+        let inner = Arc::new(Mutex::new(Inner { check, success, requests: Vec::new(), scripted: VecDeque::new() }));
+        let app = Router::new().fallback(answer).with_state(inner.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a local port");
+        let base_url = format!("http://{}", listener.local_addr().expect("bound address"));
+        tokio::spawn(async move { axum::serve(listener, app).await.expect("the fake runs") });
+        Self { base_url, inner }
+    }
+
+    /// The origin to give the integration as its `baseUrl`.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The next request that passes the checks gets `answer` instead of the success (in the order
+    /// queued).
+    pub fn then(&self, answer: FakeAnswer) -> &Self {
+        self.inner.lock().unwrap().scripted.push_back(answer);
+        self
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.inner.lock().unwrap().requests.clone()
+    }
+
+    /// The one request received, failing the test when there were more or none.
+    pub fn only_request(&self) -> Recorded {
+        let requests = self.requests();
+        assert_eq!(requests.len(), 1, "expected exactly one request, got {requests:#?}");
+        requests.into_iter().next().unwrap()
+    }
+}
+
+async fn answer(
+    State(inner): State<Arc<Mutex<Inner>>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> FakeAnswer {
+    let request =
+        Recorded { method, path: uri.path().to_owned(), query: uri.query().map(str::to_owned), headers, body };
+    let mut inner = inner.lock().unwrap();
+    inner.requests.push(request.clone());
+    if let Some(refusal) = (inner.check)(&request) {
+        return refusal;
+    }
+    match inner.scripted.pop_front() {
+        Some(scripted) => scripted,
+        None => (inner.success)(&request),
+    }
+}

@@ -1,0 +1,39 @@
+//! Each provider adapter against its faithful local fake (`crate::fakes`): the exact request it makes,
+//! and how it sorts the provider's answers (accepted, transient with `Retry-After`, permanent, or a
+//! misconfigured integration).
+
+mod resend;
+
+use herald::providers::{Accepted, Channel, Delivery, Destination, ProviderError, Providers};
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+/// An email or SMS to Ada through `provider_id` with `credentials`.
+pub fn delivery(provider_id: &str, channel: Channel, credentials: Value) -> Delivery {
+    Delivery {
+        channel,
+        provider_id: provider_id.to_owned(),
+        credentials,
+        message_id: Uuid::now_v7(),
+        transaction_id: "txn-42".to_owned(),
+        to: Destination {
+            email: Some("ada@example.com".to_owned()),
+            phone: Some("+15550100".to_owned()),
+            webhook_url: None,
+            device_tokens: Vec::new(),
+        },
+        subject: Some("Your order shipped".to_owned()),
+        title: None,
+        content: "<p>Order A-1 shipped</p>".to_owned(),
+        text: Some("Order A-1 shipped".to_owned()),
+        sender_name: None,
+        workflow_identifier: Some("order-shipped".to_owned()),
+        subscriber_id: "ada".to_owned(),
+        payload: json!({"orderId": "A-1"}),
+        overrides: json!({}),
+    }
+}
+
+pub async fn send(delivery: &Delivery) -> Result<Accepted, ProviderError> {
+    Providers::default().get(&delivery.provider_id).expect("an adapter for the provider").send(delivery).await
+}
