@@ -281,6 +281,8 @@ diesel::table! {
         context_keys -> Array<Text>,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        /// The provider's id for the message, once a provider accepted it.
+        provider_message_id -> Nullable<Text>,
     }
 }
 

@@ -1,11 +1,17 @@
-//! Email, SMS, chat and push steps: pick the integration, check the subscriber can be reached, render,
-//! store the message, then call the provider (outside any transaction) and record what it answered.
+//! Email, SMS, chat and push steps: pick the integration (see `integration_choice`), check the subscriber
+//! can be reached, render, store the message, then call the provider (outside any transaction) and record
+//! what it answered: sent; retried on a transient error after the backoff or the provider's `Retry-After`,
+//! whichever is longer; failed over to the next integration when this one is misconfigured or out of
+//! attempts; failed otherwise.
 
 use chrono::TimeDelta;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
+use std::time::Duration;
+
 use super::delivery::{self, Prepared};
+use super::integration_choice::{self, Choice};
 use super::message::{MessageStatus, MessageUpdate, NewMessage};
 use super::{content, DeliveryUpdate, Outcome, StepInput};
 use crate::domain::integrations::Integration;
@@ -14,6 +20,10 @@ use crate::engine::details::{Detail, DetailSource, DetailStatus};
 use crate::engine::jobs::Job;
 use crate::engine::runtime::WorkerShared;
 pub use crate::providers::Channel;
+
+/// The longest wait a provider's `Retry-After` can impose before a retry; the job's lease and the
+/// notification's timeliness matter more than a provider's hour-long hint.
+const MAX_RETRY_WAIT: Duration = Duration::from_secs(15 * 60);
 use crate::providers::{retry_delay, Accepted, Delivery, Destination, ProviderError};
 
 pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel) -> Outcome {
@@ -25,8 +35,8 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel)
     if let Err(outcome) = checks {
         return *outcome;
     }
-    let integration = match pick_integration(input, channel) {
-        Ok(integration) => integration,
+    let Choice { current: integration, next } = match integration_choice::choose(input, channel) {
+        Ok(choice) => choice,
         Err(detail) => return Outcome::failed_because(job, DetailSource::Credentials, detail),
     };
     let provider_id = integration.row.provider_id.clone();
@@ -105,6 +115,8 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel)
                 error_id: Some("delivery_outcome_unknown".into()),
                 error_text: Some(detail.into()),
                 delivered: false,
+                provider_id: Some(provider_id.clone()),
+                provider_message_id: None,
             });
             return with_provider(outcome);
         }
@@ -131,20 +143,35 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel)
         Ok(provider) => provider.send(&delivery).await,
         Err(unsupported) => Err(unsupported),
     };
-    with_provider(record_answer(input, job, delivery_id, message_id, answer))
+    let attempt = Attempt { delivery_id, message_id, integration, next };
+    with_provider(record_answer(input, job, attempt, answer))
+}
+
+/// One provider call of a job: its delivery record, its message, the integration it went through and the
+/// one to fail over to.
+struct Attempt<'a> {
+    delivery_id: Uuid,
+    message_id: Uuid,
+    integration: &'a Integration,
+    next: Option<&'a Integration>,
 }
 
 fn record_answer(
     input: &StepInput<'_>,
     job: &Job,
-    delivery_id: Uuid,
-    message_id: Uuid,
+    attempt: Attempt<'_>,
     answer: Result<Accepted, ProviderError>,
 ) -> Outcome {
-    match answer {
+    let Attempt { delivery_id, message_id, integration, next } = attempt;
+    let provider_id = Some(integration.row.provider_id.clone());
+    let error = match answer {
         Ok(accepted) => {
+            let detail = match &accepted.provider_message_id {
+                Some(id) => format!("Message sent (provider message id {id})"),
+                None => "Message sent".to_owned(),
+            };
             let mut outcome = Outcome::completed(job).detail(
-                Detail::new(job, DetailStatus::Success, DetailSource::Credentials, "Message sent")
+                Detail::new(job, DetailStatus::Success, DetailSource::Credentials, detail)
                     .with_raw(accepted.raw.clone()),
             );
             outcome.result = Some(json!({ "messageId": message_id, "status": "sent" }));
@@ -154,6 +181,8 @@ fn record_answer(
                 error_id: None,
                 error_text: None,
                 delivered: true,
+                provider_id,
+                provider_message_id: accepted.provider_message_id.clone(),
             });
             outcome.delivery_update = Some(DeliveryUpdate {
                 delivery_id,
@@ -162,80 +191,67 @@ fn record_answer(
                 error: None,
                 raw: accepted.raw,
             });
-            outcome
+            return outcome;
         }
-        Err(error) => {
-            let raw = error.raw().map(str::to_string);
-            let delivery_update = Some(DeliveryUpdate {
-                delivery_id,
-                status: "failed",
-                provider_message_id: None,
-                error: Some(error.to_string()),
-                raw: raw.clone(),
-            });
-            let attempts_left = job.attempts < job.max_attempts;
-            let mut outcome = if error.is_transient() && attempts_left {
-                let retry_at = input.now + TimeDelta::from_std(retry_delay(job.attempts as u32)).unwrap_or_default();
-                let detail =
-                    format!("Provider error, retrying (attempt {} of {}): {error}", job.attempts, job.max_attempts);
-                Outcome::retry(job, retry_at, error.to_string())
-                    .detail(Detail::new(job, DetailStatus::Warning, DetailSource::Credentials, detail).with_raw(raw))
-            } else {
-                let detail = match (error.is_transient(), &error) {
-                    (true, _) => format!("Provider error, giving up after {} attempts: {error}", job.attempts),
-                    (false, _) => format!("Provider error: {error}"),
-                };
-                let error_id = if matches!(error, ProviderError::Unsupported { .. }) {
-                    "unsupported_provider"
-                } else {
-                    "provider_error"
-                };
-                let mut outcome = Outcome::failed(job, error.to_string())
-                    .detail(Detail::new(job, DetailStatus::Failed, DetailSource::Credentials, detail).with_raw(raw));
-                outcome.message_update = Some(MessageUpdate {
-                    message_id,
-                    status: MessageStatus::Error,
-                    error_id: Some(error_id.into()),
-                    error_text: Some(error.to_string()),
-                    delivered: false,
-                });
-                outcome.result = Some(json!({ "messageId": message_id, "status": "error" }));
-                outcome
-            };
-            outcome.delivery_update = delivery_update;
-            outcome
-        }
-    }
-}
-
-/// The integration a step uses: the one an override names (`overrides.steps.<stepId>.integrationIdentifier`,
-/// else `overrides.<channel>.integrationIdentifier`), else the channel's primary (email, sms), else the
-/// oldest active one.
-fn pick_integration<'a>(input: &StepInput<'a>, channel: Channel) -> Result<&'a Integration, String> {
-    let job = input.job;
-    let mut candidates = input
-        .batch
-        .integrations
-        .iter()
-        .filter(|integration| integration.row.environment_id == job.environment_id)
-        .filter(|integration| integration.row.channel == channel.as_str());
-    let named = job.overrides["steps"][job.step.step_id()]["integrationIdentifier"]
-        .as_str()
-        .or_else(|| job.overrides[channel.as_str()]["integrationIdentifier"].as_str());
-    if let Some(identifier) = named {
-        return candidates.find(|integration| integration.row.identifier == identifier).ok_or_else(|| {
-            format!(
-                "The integration {identifier} named by the trigger's overrides is not an active {} integration",
-                channel.as_str()
-            )
+        Err(error) => error,
+    };
+    let raw = error.raw().map(str::to_string);
+    let failed_detail =
+        |status, text: String| Detail::new(job, status, DetailSource::Credentials, text).with_raw(raw.clone());
+    let attempts_left = job.attempts < job.max_attempts;
+    let integration_name = format!("{} ({})", integration.row.identifier, integration.row.provider_id);
+    let mut outcome = if error.is_transient() && attempts_left {
+        let wait = retry_delay(job.attempts as u32).max(error.retry_after().unwrap_or_default()).min(MAX_RETRY_WAIT);
+        let retry_at = input.now + TimeDelta::from_std(wait).unwrap_or_default();
+        let detail = format!(
+            "Provider error, retrying in {} s (attempt {} of {} through {integration_name}): {error}",
+            wait.as_secs(),
+            job.attempts,
+            job.max_attempts
+        );
+        Outcome::retry(job, retry_at, error.to_string()).detail(failed_detail(DetailStatus::Warning, detail))
+    } else if let Some(next) = next.filter(|_| error.is_transient() || error.is_integration_fault()) {
+        let detail = format!(
+            "{integration_name} failed: {error}; failing over to {} ({})",
+            next.row.identifier, next.row.provider_id
+        );
+        let mut outcome =
+            Outcome::retry(job, input.now, error.to_string()).detail(failed_detail(DetailStatus::Warning, detail));
+        outcome.result = Some(integration_choice::result_with_failed(job, integration));
+        outcome.attempts = Some(0);
+        outcome
+    } else {
+        let detail = if error.is_transient() {
+            format!("Provider error, giving up after {} attempts: {error}", job.attempts)
+        } else {
+            format!("Provider error: {error}")
+        };
+        let error_id = match error {
+            ProviderError::Unsupported { .. } => "unsupported_provider",
+            ProviderError::Misconfigured { .. } => "integration_misconfigured",
+            ProviderError::Transient { .. } | ProviderError::Permanent { .. } => "provider_error",
+        };
+        let mut outcome = Outcome::failed(job, error.to_string()).detail(failed_detail(DetailStatus::Failed, detail));
+        outcome.message_update = Some(MessageUpdate {
+            message_id,
+            status: MessageStatus::Error,
+            error_id: Some(error_id.into()),
+            error_text: Some(error.to_string()),
+            delivered: false,
+            provider_id,
+            provider_message_id: None,
         });
-    }
-    let all: Vec<&Integration> = candidates.collect();
-    all.iter()
-        .find(|integration| integration.row.is_primary)
-        .or_else(|| all.first())
-        .copied()
-        .ok_or_else(|| format!("No active {} integration in this environment", channel.as_str()))
+        outcome.result = Some(json!({ "messageId": message_id, "status": "error" }));
+        outcome
+    };
+    outcome.delivery_update = Some(DeliveryUpdate {
+        delivery_id,
+        status: "failed",
+        provider_message_id: None,
+        error: Some(error.to_string()),
+        raw,
+    });
+    outcome
 }
 
 /// Where the subscriber receives `channel` messages of `integration`'s provider.

@@ -60,6 +60,10 @@ pub struct MessageUpdate {
     pub error_id: Option<String>,
     pub error_text: Option<String>,
     pub delivered: bool,
+    /// The provider that sent it (another than at first, after a failover); `None` keeps it.
+    pub provider_id: Option<String>,
+    /// The provider's id for the message, once accepted.
+    pub provider_message_id: Option<String>,
 }
 
 /// A message row as first written.

@@ -11,6 +11,7 @@ mod delivery;
 mod digest;
 mod email_body;
 mod in_app;
+mod integration_choice;
 pub mod message;
 mod schedule;
 
@@ -71,6 +72,9 @@ pub struct Outcome {
     pub digested_into: Option<Uuid>,
     /// The job's new `scheduleExtensionsCount`.
     pub schedule_extensions: Option<i32>,
+    /// The job's new attempt count (0 when it fails over to another integration, whose tries count
+    /// afresh).
+    pub attempts: Option<i32>,
 }
 
 impl Outcome {
@@ -92,6 +96,7 @@ impl Outcome {
             digest_arrival: None,
             digested_into: None,
             schedule_extensions: None,
+            attempts: None,
         }
     }
 

@@ -99,6 +99,7 @@ async fn write_jobs(conn: &mut AsyncPgConnection, outcomes: &[Outcome], now: Dat
                 "digest_key": outcome.digest_key,
                 "digested_into": outcome.digested_into,
                 "schedule_extensions": outcome.schedule_extensions,
+                "attempts": outcome.attempts,
             })
         })
         .collect();
@@ -109,10 +110,10 @@ async fn write_jobs(conn: &mut AsyncPgConnection, outcomes: &[Outcome], now: Dat
              error = u.error, result = COALESCE(u.result, j.result), digest = COALESCE(u.digest, j.digest),
              digest_key = COALESCE(u.digest_key, j.digest_key), digested_into_job_id = u.digested_into,
              schedule_extensions_count = COALESCE(u.schedule_extensions, j.schedule_extensions_count),
-             lease_owner = NULL, updated_at = $2
+             attempts = COALESCE(u.attempts, j.attempts), lease_owner = NULL, updated_at = $2
          FROM jsonb_to_recordset($1) AS u(id uuid, status text, run_at timestamptz, provider_id text, error text,
                                           result jsonb, digest jsonb, digest_key text, digested_into uuid,
-                                          schedule_extensions integer)
+                                          schedule_extensions integer, attempts integer)
          WHERE j.id = u.id",
         updates,
         now,
@@ -132,7 +133,8 @@ async fn write_message_updates(
         .map(|update| {
             json!({
                 "message_id": update.message_id, "status": update.status, "error_id": update.error_id,
-                "error_text": update.error_text, "delivered": update.delivered,
+                "error_text": update.error_text, "delivered": update.delivered, "provider_id": update.provider_id,
+                "provider_message_id": update.provider_message_id,
             })
         })
         .collect();
@@ -140,8 +142,11 @@ async fn write_message_updates(
         conn,
         "UPDATE messages AS m
          SET status = u.status, error_id = u.error_id, error_text = u.error_text, updated_at = $2,
-             delivered_at = CASE WHEN u.delivered THEN m.delivered_at || $2 ELSE m.delivered_at END
-         FROM jsonb_to_recordset($1) AS u(message_id uuid, status text, error_id text, error_text text, delivered boolean)
+             delivered_at = CASE WHEN u.delivered THEN m.delivered_at || $2 ELSE m.delivered_at END,
+             provider_id = COALESCE(u.provider_id, m.provider_id),
+             provider_message_id = COALESCE(u.provider_message_id, m.provider_message_id)
+         FROM jsonb_to_recordset($1) AS u(message_id uuid, status text, error_id text, error_text text, delivered boolean,
+                                          provider_id text, provider_message_id text)
          WHERE m.id = u.message_id",
         updates,
         now,

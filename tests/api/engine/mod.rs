@@ -4,6 +4,7 @@
 mod channels;
 mod crash;
 mod delay;
+mod delivery;
 mod digest;
 mod fixtures;
 mod in_app;

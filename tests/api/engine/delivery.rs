@@ -1,0 +1,185 @@
+//! Real providers end to end: a trigger's email or SMS goes out through each provider's faithful local
+//! fake; retries honour `Retry-After`; a misconfigured integration fails over to the next one; integration
+//! conditions choose among them.
+
+use chrono::TimeDelta;
+use serde_json::{json, Value};
+
+use super::fixtures::*;
+use crate::fakes::{resend, FakeProvider};
+use crate::support::TestServer;
+
+fn ada() -> Value {
+    json!({"subscriberId": "ada", "firstName": "Ada", "email": "ada@example.com", "phone": "+15550001",
+           "data": {"plan": "pro"}})
+}
+
+/// An email step written in the block editor.
+fn block_email_step() -> Value {
+    let document = json!({"type": "doc", "content": [
+        {"type": "paragraph", "content": [{"type": "text", "text": "Hello {{ subscriber.firstName }}, order {{ payload.orderId }} shipped."}]},
+        {"type": "button", "attrs": {"text": "Track", "url": "https://shop.example/t/{{ payload.orderId }}"}}
+    ]});
+    json!({"name": "Mail", "type": "email", "controlValues": {"subject": "Order {{ payload.orderId }}",
+           "body": document.to_string(), "editorType": "block"}})
+}
+
+async fn resend_integration(server: &TestServer, fake: &FakeProvider, identifier: &str, extra: Value) -> Value {
+    let mut body = json!({"providerId": "resend", "channel": "email", "identifier": identifier, "active": true,
+        "credentials": {"apiKey": resend::API_KEY, "from": "orders@acme.io", "senderName": "Acme", "baseUrl": fake.base_url()}});
+    merge(&mut body, extra);
+    create_integration(server, body).await
+}
+
+fn merge(target: &mut Value, extra: Value) {
+    if let (Value::Object(target), Value::Object(extra)) = (target, extra) {
+        for (key, value) in extra {
+            match (target.get_mut(&key), value) {
+                (Some(existing @ Value::Object(_)), value @ Value::Object(_)) => merge(existing, value),
+                (_, value) => {
+                    target.insert(key, value);
+                }
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_block_email_goes_out_through_resend_as_html_with_text_and_the_provider_id_is_recorded() {
+    let server = TestServer::start().await;
+    let fake = resend::start().await;
+    resend_integration(&server, &fake, "resend", json!({})).await;
+    create_workflow(&server, "mail", json!([block_email_step()])).await;
+    let transaction_id =
+        trigger_processed(&server, json!({"name": "mail", "to": ada(), "payload": {"orderId": "E-1"}})).await;
+    wait_until_settled(&server).await;
+
+    let body = fake.only_request().json();
+    assert_eq!(body["from"], "Acme <orders@acme.io>");
+    assert_eq!(body["to"], json!(["ada@example.com"]));
+    assert_eq!(body["subject"], "Order E-1");
+    let html = body["html"].as_str().unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("Hello Ada, order E-1 shipped."), "{html}");
+    assert!(html.contains("<a href=\"https://shop.example/t/E-1\""), "{html}");
+    assert_eq!(body["text"], "Hello Ada, order E-1 shipped.\n\nTrack: https://shop.example/t/E-1");
+
+    let message = &messages_of(&server, &transaction_id).await[0];
+    assert_eq!((message["status"].as_str(), message["providerId"].as_str()), (Some("sent"), Some("resend")));
+    let event = &events_of(&server, &transaction_id).await[0];
+    let email = job(event, "email");
+    let sent = details(email);
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    let provider_message_id = sent[0].strip_prefix("Message sent (provider message id ").unwrap().trim_end_matches(')');
+    assert!(uuid::Uuid::parse_str(provider_message_id).is_ok(), "{sent:?}");
+    let stored: Option<String> = {
+        use diesel::prelude::*;
+        use diesel_async::RunQueryDsl;
+        use herald::db::schema::messages;
+        let mut conn = server.pool.get().await.unwrap();
+        messages::table.select(messages::provider_message_id).first(&mut conn).await.unwrap()
+    };
+    assert_eq!(stored.as_deref(), Some(provider_message_id), "stored on the message");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_429_waits_for_retry_after_then_the_same_message_is_sent() {
+    let server = TestServer::start().await;
+    let fake = resend::start().await;
+    fake.then(resend::rate_limited("120"));
+    resend_integration(&server, &fake, "resend", json!({})).await;
+    create_workflow(&server, "mail", json!([block_email_step()])).await;
+    let transaction_id =
+        trigger_processed(&server, json!({"name": "mail", "to": ada(), "payload": {"orderId": "E-2"}})).await;
+    wait_until_only_waiting(&server).await;
+
+    assert_eq!(fake.requests().len(), 1, "the retry waits for Retry-After");
+    let event = &events_of(&server, &transaction_id).await[0];
+    assert_eq!(job(event, "email")["status"], "queued");
+    let waiting = details(job(event, "email"));
+    assert!(
+        waiting[0].starts_with("Provider error, retrying in 120 s (attempt 1 of 5 through resend (resend))"),
+        "{waiting:?}"
+    );
+
+    server.clock.advance(TimeDelta::seconds(121));
+    wait_until_settled(&server).await;
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].header("idempotency-key"), requests[1].header("idempotency-key"));
+    let event = &events_of(&server, &transaction_id).await[0];
+    assert_eq!(job(event, "email")["status"], "completed");
+    assert_eq!(messages_of(&server, &transaction_id).await[0]["status"], "sent");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_misconfigured_primary_fails_over_to_the_next_integration_and_the_details_show_each_attempt() {
+    let server = TestServer::start().await;
+    let broken = resend::start().await;
+    let working = resend::start().await;
+    let primary =
+        resend_integration(&server, &broken, "resend-primary", json!({"credentials": {"apiKey": "re_revoked"}})).await;
+    let (status, _) = server
+        .send_json(
+            reqwest::Method::POST,
+            &format!("/v1/integrations/{}/set-primary", primary["_id"].as_str().unwrap()),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    resend_integration(&server, &working, "resend-backup", json!({})).await;
+    create_workflow(&server, "mail", json!([block_email_step()])).await;
+    let transaction_id =
+        trigger_processed(&server, json!({"name": "mail", "to": ada(), "payload": {"orderId": "E-3"}})).await;
+    wait_until_settled(&server).await;
+
+    assert_eq!(broken.requests().len(), 1, "a refused key is not retried");
+    assert_eq!(working.requests().len(), 1);
+    let event = &events_of(&server, &transaction_id).await[0];
+    let email = job(event, "email");
+    assert_eq!(email["status"], "completed");
+    let attempts = details(email);
+    assert_eq!(attempts.len(), 2, "{attempts:?}");
+    assert!(
+        attempts[0].starts_with("resend-primary (resend) failed: the integration is misconfigured: resend: HTTP 403")
+            && attempts[0].ends_with("failing over to resend-backup (resend)"),
+        "{attempts:?}"
+    );
+    assert!(attempts[1].starts_with("Message sent (provider message id "), "{attempts:?}");
+    assert!(!attempts.iter().any(|detail| detail.contains("re_revoked")), "no secret in the details");
+    let message = &messages_of(&server, &transaction_id).await[0];
+    assert_eq!(message["status"], "sent");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn integration_conditions_choose_the_integration_and_a_missing_sender_fails_the_step_by_name() {
+    let server = TestServer::start().await;
+    let pro = resend::start().await;
+    let everyone = resend::start().await;
+    let pro_only = json!([{"isNegated": false, "type": "GROUP", "value": "AND", "children": [
+        {"field": "data.plan", "value": "pro", "operator": "EQUAL", "on": "subscriber"}]}]);
+    resend_integration(&server, &pro, "resend-pro", json!({"conditions": pro_only})).await;
+    resend_integration(&server, &everyone, "resend-all", json!({"credentials": {"from": ""}})).await;
+    create_workflow(&server, "mail", json!([block_email_step()])).await;
+
+    let for_pro = trigger_processed(&server, json!({"name": "mail", "to": ada(), "payload": {"orderId": "P"}})).await;
+    let bob = json!({"subscriberId": "bob", "email": "bob@example.com", "data": {"plan": "free"}});
+    let for_free = trigger_processed(&server, json!({"name": "mail", "to": bob, "payload": {"orderId": "F"}})).await;
+    wait_until_settled(&server).await;
+
+    assert_eq!(pro.requests().len(), 1);
+    assert_eq!(pro.only_request().json()["to"], json!(["ada@example.com"]));
+    assert!(everyone.requests().is_empty(), "an integration without a sender never sends");
+    assert_eq!(messages_of(&server, &for_pro).await[0]["status"], "sent");
+    let event = &events_of(&server, &for_free).await[0];
+    let email = job(event, "email");
+    assert_eq!(email["status"], "failed");
+    assert_eq!(
+        details(email),
+        ["Provider error: the integration is misconfigured: resend integration has no `from` credential"]
+    );
+    let message = &messages_of(&server, &for_free).await[0];
+    assert_eq!(
+        (message["status"].as_str(), message["errorId"].as_str()),
+        (Some("error"), Some("integration_misconfigured"))
+    );
+}
