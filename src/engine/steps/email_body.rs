@@ -265,6 +265,12 @@ pub fn html_to_text(html: &str) -> String {
     let mut pending_href: Vec<Option<String>> = Vec::new();
     while let Some(start) = rest.find('<') {
         text.push_str(&decode(&rest[..start]));
+        // `<` starts a tag only before a name, `/` or `!`; otherwise it is text (`a <3 b`).
+        if !rest[start + 1..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '/' || c == '!') {
+            text.push('<');
+            rest = &rest[start + 1..];
+            continue;
+        }
         let Some(end) = rest[start..].find('>') else {
             rest = &rest[start..];
             break;

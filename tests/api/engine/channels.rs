@@ -48,7 +48,7 @@ async fn an_email_is_posted_signed_to_the_webhook_and_recorded_as_sent() {
     let email_job = job(event, "email");
     assert_eq!(email_job["providerId"], "email-webhook");
     assert_eq!(email_job["status"], "completed");
-    assert_eq!(details(email_job), ["Message sent"]);
+    assert_eq!(details(email_job), ["Message sent (provider message id provider-1)"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -256,9 +256,9 @@ async fn jobs_logging(conn: &mut AsyncPgConnection, kind: &str, detail: &str, ti
     count(conn, &sql).await
 }
 
-/// Polls `sql` (a count) until it reaches `expected`.
+/// Polls `sql` (a count) until it reaches `expected`, for at most 30 s (a loaded machine is slow).
 async fn wait_for_count(conn: &mut AsyncPgConnection, sql: &str, expected: i64) {
-    for _ in 0..200 {
+    for _ in 0..1200 {
         if count(conn, sql).await == expected {
             return;
         }
