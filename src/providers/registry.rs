@@ -9,6 +9,7 @@ use super::email_webhook::EmailWebhook;
 use super::generic_sms::GenericSms;
 use super::push_webhook::PushWebhook;
 use super::resend::Resend;
+use super::sendgrid::Sendgrid;
 use super::{Provider, ProviderError, ProviderSettings};
 
 /// A provider that does not answer the TCP handshake in this time is down for now.
@@ -31,6 +32,7 @@ pub struct Providers {
     push_webhook: PushWebhook,
     generic_sms: GenericSms,
     resend: Resend,
+    sendgrid: Sendgrid,
 }
 
 impl Providers {
@@ -49,7 +51,8 @@ impl Providers {
             chat_webhook: ChatWebhook { client: client.clone() },
             push_webhook: PushWebhook { client: client.clone() },
             generic_sms: GenericSms { client },
-            resend: Resend { http },
+            resend: Resend { http: http.clone() },
+            sendgrid: Sendgrid { http },
         }
     }
 
@@ -61,6 +64,7 @@ impl Providers {
             "push-webhook" => Ok(&self.push_webhook),
             "generic-sms" => Ok(&self.generic_sms),
             "resend" => Ok(&self.resend),
+            "sendgrid" => Ok(&self.sendgrid),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
         }
     }
