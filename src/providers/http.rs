@@ -103,6 +103,22 @@ impl ErrorKind {
     }
 }
 
+/// `err` with `note` after its message: what the provider's own text leaves out (an error code, a hint
+/// at the likely cause).
+pub(crate) fn noted(mut err: ProviderError, note: &str) -> ProviderError {
+    match &mut err {
+        ProviderError::Transient { message, .. }
+        | ProviderError::Permanent { message, .. }
+        | ProviderError::Misconfigured { message, .. } => {
+            message.push_str(" (");
+            message.push_str(note);
+            message.push(')');
+        }
+        ProviderError::Unsupported { .. } => {}
+    }
+    err
+}
+
 /// `Retry-After` as a wait from `now`: delay seconds, or an HTTP date.
 pub(crate) fn retry_after(headers: &HeaderMap, now: DateTime<Utc>) -> Option<Duration> {
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();

@@ -7,6 +7,7 @@ use reqwest::{redirect, Client};
 use super::chat_webhook::ChatWebhook;
 use super::email_webhook::EmailWebhook;
 use super::generic_sms::GenericSms;
+use super::mailgun::Mailgun;
 use super::push_webhook::PushWebhook;
 use super::resend::Resend;
 use super::sendgrid::Sendgrid;
@@ -33,6 +34,7 @@ pub struct Providers {
     generic_sms: GenericSms,
     resend: Resend,
     sendgrid: Sendgrid,
+    mailgun: Mailgun,
 }
 
 impl Providers {
@@ -52,7 +54,8 @@ impl Providers {
             push_webhook: PushWebhook { client: client.clone() },
             generic_sms: GenericSms { client },
             resend: Resend { http: http.clone() },
-            sendgrid: Sendgrid { http },
+            sendgrid: Sendgrid { http: http.clone() },
+            mailgun: Mailgun { http },
         }
     }
 
@@ -65,6 +68,7 @@ impl Providers {
             "generic-sms" => Ok(&self.generic_sms),
             "resend" => Ok(&self.resend),
             "sendgrid" => Ok(&self.sendgrid),
+            "mailgun" => Ok(&self.mailgun),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
         }
     }

@@ -3,6 +3,7 @@
 //! included; a test may script the answers to the next requests (a 429 with `Retry-After`, then a
 //! success) and reads back every request the fake received.
 
+pub mod mailgun;
 pub mod resend;
 pub mod sendgrid;
 
