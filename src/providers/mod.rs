@@ -11,7 +11,7 @@
 //! - Herald's own webhooks, a signed JSON body (below): `email-webhook`, `chat-webhook`, `push-webhook` and
 //!   `generic-sms`;
 //! - email providers' APIs, with the integration's key and an optional `baseUrl` (see `endpoint`):
-//!   `resend`, `sendgrid` and `mailgun` (a multipart form; EU domains need its EU `baseUrl`).
+//!   `resend`, `sendgrid`, `mailgun` (a multipart form; EU domains need its EU `baseUrl`) and `postmark`.
 //!
 //! Every other provider id, known to the spec or not, is [`ProviderError::Unsupported`] until it has an
 //! adapter.
@@ -41,6 +41,7 @@ mod generic_sms;
 mod http;
 mod mailgun;
 mod message;
+mod postmark;
 mod push_webhook;
 mod registry;
 mod resend;

@@ -8,6 +8,7 @@ use super::chat_webhook::ChatWebhook;
 use super::email_webhook::EmailWebhook;
 use super::generic_sms::GenericSms;
 use super::mailgun::Mailgun;
+use super::postmark::Postmark;
 use super::push_webhook::PushWebhook;
 use super::resend::Resend;
 use super::sendgrid::Sendgrid;
@@ -35,6 +36,7 @@ pub struct Providers {
     resend: Resend,
     sendgrid: Sendgrid,
     mailgun: Mailgun,
+    postmark: Postmark,
 }
 
 impl Providers {
@@ -55,7 +57,8 @@ impl Providers {
             generic_sms: GenericSms { client },
             resend: Resend { http: http.clone() },
             sendgrid: Sendgrid { http: http.clone() },
-            mailgun: Mailgun { http },
+            mailgun: Mailgun { http: http.clone() },
+            postmark: Postmark { http },
         }
     }
 
@@ -69,6 +72,7 @@ impl Providers {
             "resend" => Ok(&self.resend),
             "sendgrid" => Ok(&self.sendgrid),
             "mailgun" => Ok(&self.mailgun),
+            "postmark" => Ok(&self.postmark),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
         }
     }

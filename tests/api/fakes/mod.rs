@@ -4,6 +4,7 @@
 //! success) and reads back every request the fake received.
 
 pub mod mailgun;
+pub mod postmark;
 pub mod resend;
 pub mod sendgrid;
 

@@ -3,6 +3,7 @@
 //! misconfigured integration).
 
 mod mailgun;
+mod postmark;
 mod resend;
 mod sendgrid;
 
