@@ -31,30 +31,6 @@ pub fn rate_limited(retry_after: &str) -> FakeAnswer {
     error(429, "Too many requests").with_header("retry-after", retry_after)
 }
 
-/// The fields of a `multipart/form-data` body (or an urlencoded one), in order.
-pub fn fields(request: &Recorded) -> Vec<(String, String)> {
-    if request.content_type_is("application/x-www-form-urlencoded") {
-        return request.form();
-    }
-    let content_type = request.header("content-type").unwrap_or_default();
-    let Some(boundary) = content_type.split(';').find_map(|param| param.trim().strip_prefix("boundary=")) else {
-        return Vec::new();
-    };
-    let body = String::from_utf8_lossy(&request.body);
-    let delimiter = format!("--{}", boundary.trim_matches('"'));
-    body.split(delimiter.as_str())
-        .skip(1)
-        .take_while(|part| !part.starts_with("--"))
-        .filter_map(|part| {
-            let (head, value) = part.strip_prefix("\r\n")?.split_once("\r\n\r\n")?;
-            let disposition =
-                head.lines().find(|line| line.to_ascii_lowercase().starts_with("content-disposition:"))?;
-            let name = disposition.split(';').find_map(|param| param.trim().strip_prefix("name="))?;
-            Some((name.trim_matches('"').to_owned(), value.strip_suffix("\r\n")?.to_owned()))
-        })
-        .collect()
-}
-
 fn check(request: &Recorded) -> Option<FakeAnswer> {
     if request.basic_auth() != Some(("api".to_owned(), API_KEY.to_owned())) {
         return Some(FakeAnswer::text(401, "Forbidden"));
@@ -66,20 +42,20 @@ fn check(request: &Recorded) -> Option<FakeAnswer> {
     if domain != DOMAIN {
         return Some(error(404, &format!("Domain not found: {domain}")));
     }
-    let fields = fields(request);
-    let value = |name: &str| fields.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str());
+    let value = |name: &str| request.form_value(name);
     for required in ["from", "to", "subject"] {
-        if value(required).is_none_or(str::is_empty) {
+        if value(required).is_none_or(|value| value.is_empty()) {
             return Some(error(400, &format!("'{required}' parameter is missing")));
         }
     }
     if value("text").is_none() && value("html").is_none() {
         return Some(error(400, "Need at least one of 'text', 'html' or 'template' parameters specified"));
     }
-    if !is_address(value("from").unwrap_or_default()) {
+    if !is_address(&value("from").unwrap_or_default()) {
         return Some(error(400, "'from' parameter is not a valid address. please check documentation"));
     }
     for list in ["to", "cc", "bcc"] {
+        let fields = request.form();
         let mut addresses = fields.iter().filter(|(key, _)| key == list).flat_map(|(_, value)| value.split(','));
         if !addresses.all(is_address) {
             return Some(error(400, &format!("'{list}' parameter is not a valid address. please check documentation")));

@@ -90,14 +90,14 @@ fn invalid(body: &Value) -> Option<(&'static str, &'static str)> {
     if !body["from"]["email"].as_str().is_some_and(|email| email.contains('@')) {
         return Some(("from.email", "The from object must be provided for every email send."));
     }
-    if !body["subject"].as_str().is_some_and(|subject| !subject.is_empty()) {
+    if body["subject"].as_str().is_none_or(str::is_empty) {
         return Some(("subject", "The subject is required. You can get around this requirement if you use a template with a subject defined or if every personalization has a subject defined."));
     }
     let content = body["content"].as_array().filter(|content| !content.is_empty());
     let Some(content) = content else {
         return Some(("content", "Unless a valid template_id is provided, the content parameter is required. There must be at least one defined content block."));
     };
-    if content.iter().any(|part| !part["value"].as_str().is_some_and(|value| !value.is_empty())) {
+    if content.iter().any(|part| part["value"].as_str().is_none_or(str::is_empty)) {
         return Some(("content.0.value", "The content value must be a string at least one character in length."));
     }
     if content.iter().skip(1).any(|part| part["type"] == "text/plain") {

@@ -4,7 +4,7 @@ use herald::providers::{Channel, ProviderError};
 use serde_json::json;
 
 use super::{delivery, send};
-use crate::fakes::mailgun::{self, accepted, error, fields, rate_limited, API_KEY, DOMAIN};
+use crate::fakes::mailgun::{self, accepted, error, rate_limited, API_KEY, DOMAIN};
 
 fn credentials(base_url: &str) -> serde_json::Value {
     json!({"apiKey": API_KEY, "domain": DOMAIN, "from": "orders@acme.io", "senderName": "Acme", "baseUrl": base_url})
@@ -27,11 +27,12 @@ async fn an_email_is_posted_as_a_form_with_basic_auth_and_every_field() {
 
     let request = fake.only_request();
     assert_eq!((request.method.as_str(), request.path.as_str()), ("POST", "/v3/mg.acme.io/messages"));
+    assert_eq!(request.query, None, "nothing (least of all a key) in the query string");
     assert_eq!(request.basic_auth(), Some(("api".to_owned(), API_KEY.to_owned())));
     assert!(request.content_type_is("multipart/form-data"), "{:?}", request.header("content-type"));
     let message_id = email.message_id.to_string();
     assert_eq!(
-        fields(&request),
+        request.form(),
         pairs(&[
             ("from", "Acme Orders <orders@acme.io>"),
             ("to", "ada@example.com"),
@@ -65,7 +66,7 @@ async fn the_user_can_be_named_and_what_is_not_there_is_left_out() {
     assert_eq!(request.basic_auth(), Some(("postmaster".to_owned(), API_KEY.to_owned())));
     let message_id = bare.message_id.to_string();
     assert_eq!(
-        fields(&request),
+        request.form(),
         pairs(&[
             ("from", "orders@acme.io"),
             ("to", "ada@example.com"),

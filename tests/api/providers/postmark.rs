@@ -22,6 +22,7 @@ async fn an_email_is_posted_with_the_server_token_and_every_field() {
 
     let request = fake.only_request();
     assert_eq!((request.method.as_str(), request.path.as_str()), ("POST", "/email"));
+    assert_eq!(request.query, None, "nothing (least of all a key) in the query string");
     assert_eq!(request.header("x-postmark-server-token"), Some(SERVER_TOKEN));
     assert_eq!(request.header("authorization"), None);
     assert_eq!(request.header("accept"), Some("application/json"));

@@ -25,6 +25,7 @@ async fn an_email_is_posted_with_the_key_and_every_field() {
 
     let request = fake.only_request();
     assert_eq!((request.method.as_str(), request.path.as_str()), ("POST", "/v3/mail/send"));
+    assert_eq!(request.query, None, "nothing (least of all a key) in the query string");
     assert_eq!(request.header("authorization"), Some(format!("Bearer {API_KEY}").as_str()));
     assert_eq!(request.header("accept"), Some("application/json"));
     assert!(request.content_type_is("application/json"));
