@@ -42,9 +42,18 @@ impl Answer {
 
     /// Accepted, with the provider's message id read from the JSON answer at the dotted `id_path`.
     pub(crate) fn accepted(self, id_path: &str) -> Accepted {
-        let provider_message_id =
-            serde_json::from_str::<Value>(&self.text).ok().and_then(|json| dotted(&json, id_path).and_then(id_text));
+        let provider_message_id = self.value(id_path);
+        self.accepted_as(provider_message_id)
+    }
+
+    /// Accepted, with a message id the provider gave elsewhere (a header) or none.
+    pub(crate) fn accepted_as(self, provider_message_id: Option<String>) -> Accepted {
         Accepted { provider_message_id, raw: self.raw() }
+    }
+
+    /// The string or number at the dotted `path` of a JSON answer, as text.
+    pub(crate) fn value(&self, path: &str) -> Option<String> {
+        serde_json::from_str::<Value>(&self.text).ok().and_then(|json| dotted(&json, path).and_then(id_text))
     }
 }
 
@@ -56,7 +65,7 @@ pub(crate) fn dotted<'v>(json: &'v Value, path: &str) -> Option<&'v Value> {
     })
 }
 
-/// An id as text: strings as they are, numbers written out; anything else is not an id.
+/// An id (or code) as text: strings as they are, numbers written out; anything else is not one.
 fn id_text(value: &Value) -> Option<String> {
     match value {
         Value::String(id) if !id.is_empty() => Some(id.clone()),

@@ -47,6 +47,13 @@ impl HttpAnswer {
         Err(self.error(provider_id, kind, error_paths))
     }
 
+    /// The text of response header `name` when it has a non-empty one (an id some providers answer in a
+    /// header, such as SendGrid's `X-Message-Id`).
+    pub(crate) fn header(&self, name: &str) -> Option<String> {
+        let value = self.headers.get(name)?.to_str().ok()?.trim();
+        (!value.is_empty()).then(|| value.to_owned())
+    }
+
     /// This answer as an error of `kind` (for providers that fail with a 2xx, or sort by their own codes).
     pub(crate) fn error(&self, provider_id: &str, kind: ErrorKind, error_paths: &[&str]) -> ProviderError {
         let mut message = format!("{provider_id}: HTTP {} from {}", self.status, self.host);
@@ -94,6 +101,22 @@ impl ErrorKind {
             _ => Self::Permanent,
         }
     }
+}
+
+/// `err` with `note` after its message: what the provider's own text leaves out (an error code, a hint
+/// at the likely cause).
+pub(crate) fn noted(mut err: ProviderError, note: &str) -> ProviderError {
+    match &mut err {
+        ProviderError::Transient { message, .. }
+        | ProviderError::Permanent { message, .. }
+        | ProviderError::Misconfigured { message, .. } => {
+            message.push_str(" (");
+            message.push_str(note);
+            message.push(')');
+        }
+        ProviderError::Unsupported { .. } => {}
+    }
+    err
 }
 
 /// `Retry-After` as a wait from `now`: delay seconds, or an HTTP date.

@@ -7,11 +7,16 @@
 //!
 //! # Adapters
 //!
-//! Every adapter is an HTTP POST of a JSON body (see each module for its shape):
-//! `email-webhook`, `chat-webhook`, `push-webhook` and `generic-sms`. Every other provider id, known to the
-//! spec or not, is [`ProviderError::Unsupported`] until it has an adapter.
+//! Every adapter is an HTTP POST (see each module for its shape):
+//! - Herald's own webhooks, a signed JSON body (below): `email-webhook`, `chat-webhook`, `push-webhook` and
+//!   `generic-sms`;
+//! - email providers' APIs, with the integration's key and an optional `baseUrl` (see `endpoint`):
+//!   `resend`, `sendgrid`, `mailgun` (a multipart form; EU domains need its EU `baseUrl`) and `postmark`.
 //!
-//! # What a receiver gets
+//! Every other provider id, known to the spec or not, is [`ProviderError::Unsupported`] until it has an
+//! adapter.
+//!
+//! # What a webhook receiver gets
 //!
 //! Headers on every request:
 //! * `content-type: application/json`
@@ -34,11 +39,14 @@ mod endpoint;
 mod error;
 mod generic_sms;
 mod http;
+mod mailgun;
 mod message;
+mod postmark;
 mod push_webhook;
 mod registry;
 mod resend;
 mod retry;
+mod sendgrid;
 mod signed_post;
 
 #[cfg(test)]

@@ -7,8 +7,11 @@ use reqwest::{redirect, Client};
 use super::chat_webhook::ChatWebhook;
 use super::email_webhook::EmailWebhook;
 use super::generic_sms::GenericSms;
+use super::mailgun::Mailgun;
+use super::postmark::Postmark;
 use super::push_webhook::PushWebhook;
 use super::resend::Resend;
+use super::sendgrid::Sendgrid;
 use super::{Provider, ProviderError, ProviderSettings};
 
 /// A provider that does not answer the TCP handshake in this time is down for now.
@@ -31,6 +34,9 @@ pub struct Providers {
     push_webhook: PushWebhook,
     generic_sms: GenericSms,
     resend: Resend,
+    sendgrid: Sendgrid,
+    mailgun: Mailgun,
+    postmark: Postmark,
 }
 
 impl Providers {
@@ -49,7 +55,10 @@ impl Providers {
             chat_webhook: ChatWebhook { client: client.clone() },
             push_webhook: PushWebhook { client: client.clone() },
             generic_sms: GenericSms { client },
-            resend: Resend { http },
+            resend: Resend { http: http.clone() },
+            sendgrid: Sendgrid { http: http.clone() },
+            mailgun: Mailgun { http: http.clone() },
+            postmark: Postmark { http },
         }
     }
 
@@ -61,6 +70,9 @@ impl Providers {
             "push-webhook" => Ok(&self.push_webhook),
             "generic-sms" => Ok(&self.generic_sms),
             "resend" => Ok(&self.resend),
+            "sendgrid" => Ok(&self.sendgrid),
+            "mailgun" => Ok(&self.mailgun),
+            "postmark" => Ok(&self.postmark),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
         }
     }

@@ -7,7 +7,8 @@ use super::{delivery, send};
 use crate::domain::integrations::providers::providers_of;
 use crate::providers::{ProviderError, Providers};
 
-const ADAPTERS: [&str; 5] = ["email-webhook", "chat-webhook", "push-webhook", "generic-sms", "resend"];
+const ADAPTERS: [&str; 8] =
+    ["email-webhook", "chat-webhook", "push-webhook", "generic-sms", "resend", "sendgrid", "mailgun", "postmark"];
 
 #[tokio::test]
 async fn server_errors_and_429_are_transient_with_the_answer_in_raw() {

@@ -3,7 +3,10 @@
 //! included; a test may script the answers to the next requests (a 429 with `Retry-After`, then a
 //! success) and reads back every request the fake received.
 
+pub mod mailgun;
+pub mod postmark;
 pub mod resend;
+pub mod sendgrid;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -36,9 +39,33 @@ impl Recorded {
         serde_json::from_slice(&self.body).unwrap_or(Value::Null)
     }
 
-    /// The `application/x-www-form-urlencoded` body as pairs, in order.
+    /// The `application/x-www-form-urlencoded` or `multipart/form-data` body as pairs, in order (the
+    /// parts' names and text; no files).
     pub fn form(&self) -> Vec<(String, String)> {
+        if self.content_type_is("multipart/form-data") {
+            return self.multipart();
+        }
         form_urlencoded::parse(&self.body).into_owned().collect()
+    }
+
+    fn multipart(&self) -> Vec<(String, String)> {
+        let content_type = self.header("content-type").unwrap_or_default();
+        let Some(boundary) = content_type.split(';').find_map(|param| param.trim().strip_prefix("boundary=")) else {
+            return Vec::new();
+        };
+        let delimiter = format!("--{}", boundary.trim_matches('"'));
+        let body = String::from_utf8_lossy(&self.body);
+        body.split(delimiter.as_str())
+            .skip(1)
+            .take_while(|part| !part.starts_with("--"))
+            .filter_map(|part| {
+                let (head, value) = part.strip_prefix("\r\n")?.split_once("\r\n\r\n")?;
+                let disposition =
+                    head.lines().find(|line| line.to_ascii_lowercase().starts_with("content-disposition:"))?;
+                let name = disposition.split(';').find_map(|param| param.trim().strip_prefix("name="))?;
+                Some((name.trim_matches('"').to_owned(), value.strip_suffix("\r\n")?.to_owned()))
+            })
+            .collect()
     }
 
     /// The first value of form field `name`.

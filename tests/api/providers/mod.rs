@@ -2,7 +2,10 @@
 //! and how it sorts the provider's answers (accepted, transient with `Retry-After`, permanent, or a
 //! misconfigured integration).
 
+mod mailgun;
+mod postmark;
 mod resend;
+mod sendgrid;
 
 use herald::providers::{Accepted, Channel, Delivery, Destination, ProviderError, Providers};
 use serde_json::{json, Value};
