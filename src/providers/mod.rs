@@ -7,13 +7,19 @@
 //!
 //! # Adapters
 //!
-//! Every adapter is an HTTP POST of a JSON body (see each module for its shape):
-//! `email-webhook`, `chat-webhook`, `push-webhook` and `generic-sms`. Every other provider id, known to the
-//! spec or not, is [`ProviderError::Unsupported`] until it has an adapter.
+//! Every adapter is an HTTP POST (see each module for its shape):
+//! - webhooks, a JSON body signed as below: `email-webhook`, `chat-webhook`, `push-webhook` and
+//!   `generic-sms`;
+//! - providers' own APIs, each with its own authentication: email through `resend` and `ses` (Amazon
+//!   SES v2), SMS through `twilio`, `nexmo` (Vonage), `plivo` and `sns` (Amazon SNS); the AWS ones are
+//!   signed with SigV4 (`sigv4`).
 //!
-//! # What a receiver gets
+//! Every other provider id, known to the spec or not, is [`ProviderError::Unsupported`] until it has an
+//! adapter.
 //!
-//! Headers on every request:
+//! # What a webhook receiver gets
+//!
+//! Headers on every webhook request:
 //! * `content-type: application/json`
 //! * `idempotency-key: <messageId>`: the same for every retry of one message, so a receiver that saw it
 //!   already can answer 2xx without delivering twice;
@@ -26,7 +32,9 @@
 //! Redirects are not followed: a 3xx is a permanent error, so a signed body never goes to a host the
 //! integration did not name.
 
+mod account;
 mod answer;
+mod aws;
 mod chat_webhook;
 mod credentials;
 mod email_webhook;
@@ -35,11 +43,17 @@ mod error;
 mod generic_sms;
 mod http;
 mod message;
+mod nexmo;
+mod plivo;
 mod push_webhook;
 mod registry;
 mod resend;
 mod retry;
+mod ses;
 mod signed_post;
+mod sigv4;
+mod sns;
+mod twilio;
 
 #[cfg(test)]
 mod tests;

@@ -7,8 +7,13 @@ use reqwest::{redirect, Client};
 use super::chat_webhook::ChatWebhook;
 use super::email_webhook::EmailWebhook;
 use super::generic_sms::GenericSms;
+use super::nexmo::Nexmo;
+use super::plivo::Plivo;
 use super::push_webhook::PushWebhook;
 use super::resend::Resend;
+use super::ses::Ses;
+use super::sns::Sns;
+use super::twilio::Twilio;
 use super::{Provider, ProviderError, ProviderSettings};
 
 /// A provider that does not answer the TCP handshake in this time is down for now.
@@ -31,6 +36,11 @@ pub struct Providers {
     push_webhook: PushWebhook,
     generic_sms: GenericSms,
     resend: Resend,
+    ses: Ses,
+    sns: Sns,
+    twilio: Twilio,
+    nexmo: Nexmo,
+    plivo: Plivo,
 }
 
 impl Providers {
@@ -49,7 +59,12 @@ impl Providers {
             chat_webhook: ChatWebhook { client: client.clone() },
             push_webhook: PushWebhook { client: client.clone() },
             generic_sms: GenericSms { client },
-            resend: Resend { http },
+            resend: Resend { http: http.clone() },
+            ses: Ses { http: http.clone() },
+            sns: Sns { http: http.clone() },
+            twilio: Twilio { http: http.clone() },
+            nexmo: Nexmo { http: http.clone() },
+            plivo: Plivo { http },
         }
     }
 
@@ -61,6 +76,11 @@ impl Providers {
             "push-webhook" => Ok(&self.push_webhook),
             "generic-sms" => Ok(&self.generic_sms),
             "resend" => Ok(&self.resend),
+            "ses" => Ok(&self.ses),
+            "sns" => Ok(&self.sns),
+            "twilio" => Ok(&self.twilio),
+            "nexmo" => Ok(&self.nexmo),
+            "plivo" => Ok(&self.plivo),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
         }
     }

@@ -7,7 +7,18 @@ use super::{delivery, send};
 use crate::domain::integrations::providers::providers_of;
 use crate::providers::{ProviderError, Providers};
 
-const ADAPTERS: [&str; 4] = ["email-webhook", "chat-webhook", "push-webhook", "generic-sms"];
+const ADAPTERS: &[&str] = &[
+    "email-webhook",
+    "chat-webhook",
+    "push-webhook",
+    "generic-sms",
+    "resend",
+    "ses",
+    "sns",
+    "twilio",
+    "nexmo",
+    "plivo",
+];
 
 #[tokio::test]
 async fn server_errors_and_429_are_transient_with_the_answer_in_raw() {
@@ -107,7 +118,7 @@ async fn invalid_urls_and_missing_addresses_are_permanent() {
 
 #[test]
 fn every_other_provider_is_unsupported() {
-    let providers = Providers::new();
+    let providers = Providers::default();
     let known = ["email", "sms", "chat", "push"].into_iter().flat_map(providers_of);
     for provider_id in known.copied().filter(|id| !ADAPTERS.contains(id)).chain(["carrier-pigeon"]) {
         let err = providers.get(provider_id).err().expect("unsupported");
