@@ -3,7 +3,9 @@
 //! included; a test may script the answers to the next requests (a 429 with `Retry-After`, then a
 //! success) and reads back every request the fake received.
 
+pub mod aws;
 pub mod resend;
+pub mod ses;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

@@ -3,6 +3,7 @@
 //! misconfigured integration).
 
 mod resend;
+mod ses;
 
 use herald::providers::{Accepted, Channel, Delivery, Destination, ProviderError, Providers};
 use serde_json::{json, Value};
