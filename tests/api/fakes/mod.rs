@@ -6,6 +6,7 @@
 pub mod aws;
 pub mod resend;
 pub mod ses;
+pub mod sns;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

@@ -4,6 +4,7 @@
 
 mod resend;
 mod ses;
+mod sns;
 
 use herald::providers::{Accepted, Channel, Delivery, Destination, ProviderError, Providers};
 use serde_json::{json, Value};
