@@ -7,6 +7,7 @@ pub mod aws;
 pub mod resend;
 pub mod ses;
 pub mod sns;
+pub mod twilio;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

@@ -5,6 +5,7 @@
 mod resend;
 mod ses;
 mod sns;
+mod twilio;
 
 use herald::providers::{Accepted, Channel, Delivery, Destination, ProviderError, Providers};
 use serde_json::{json, Value};
