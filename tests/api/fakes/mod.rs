@@ -4,6 +4,7 @@
 //! success) and reads back every request the fake received.
 
 pub mod aws;
+pub mod nexmo;
 pub mod resend;
 pub mod ses;
 pub mod sns;
