@@ -5,6 +5,7 @@
 
 pub mod aws;
 pub mod nexmo;
+pub mod plivo;
 pub mod resend;
 pub mod ses;
 pub mod sns;

@@ -3,6 +3,7 @@
 //! misconfigured integration).
 
 mod nexmo;
+mod plivo;
 mod resend;
 mod ses;
 mod sns;
