@@ -5,12 +5,9 @@
 //! Success: `200 {"MessageId"}`. Errors: the code in `x-amzn-ErrorType` or the body's `__type`/`code`, the
 //! text in `message`/`Message`, sorted by [`super::aws`].
 
-use chrono::Utc;
 use serde_json::{json, Value};
 
 use super::aws;
-use super::endpoint::endpoint;
-use super::http::fetch;
 use super::registry::Http;
 use super::sigv4::AwsKey;
 use super::{Accepted, Delivery, EmailMessage, Provider, ProviderError};
@@ -29,11 +26,8 @@ impl Provider for Ses {
         let credentials = &delivery.credentials;
         let key = AwsKey::of(ID, credentials, SERVICE)?;
         let email = EmailMessage::of(delivery)?;
-        let api = format!("https://email.{}.amazonaws.com", key.region);
-        let url = endpoint(ID, credentials, &api, PATH, &self.http.settings)?;
         let body = serde_json::to_vec(&send_email(&email)).expect("JSON serializes");
-        let request = key.post(&self.http.client, url, "application/json", body, Utc::now());
-        let answer = fetch(ID, request).await?;
+        let answer = key.send(&self.http, credentials, "email", PATH, "application/json", body).await?;
         if answer.status.is_success() {
             return Ok(answer.body.accepted("MessageId"));
         }

@@ -19,12 +19,17 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::account::required;
+use super::endpoint::endpoint;
+use super::http::{fetch, HttpAnswer};
+use super::registry::Http;
 use super::ProviderError;
 
 const ALGORITHM: &str = "AWS4-HMAC-SHA256";
 
 /// An AWS key, for one region and service.
 pub(crate) struct AwsKey<'a> {
+    /// The adapter, for its errors.
+    pub(crate) provider_id: &'a str,
     pub(crate) access_key_id: &'a str,
     pub(crate) secret: &'a str,
     pub(crate) region: &'a str,
@@ -42,9 +47,10 @@ pub(crate) struct Signable<'a> {
 
 impl<'a> AwsKey<'a> {
     /// The key in the integration's `apiKey`, `secretKey` and `region`, each required.
-    pub(crate) fn of(provider_id: &str, credentials: &'a Value, service: &'a str) -> Result<Self, ProviderError> {
+    pub(crate) fn of(provider_id: &'a str, credentials: &'a Value, service: &'a str) -> Result<Self, ProviderError> {
         let required = |key: &str| required(provider_id, credentials, key);
         let key = Self {
+            provider_id,
             access_key_id: required("apiKey")?,
             secret: required("secretKey")?,
             region: required("region")?,
@@ -60,15 +66,24 @@ impl<'a> AwsKey<'a> {
         Ok(key)
     }
 
-    /// A signed `POST` of `body` to `url`: `content-type`, `x-amz-date` and `authorization` set.
-    pub(crate) fn post(
+    /// Signs and sends a `POST` of `body` to `path` at the integration's `baseUrl`, else at
+    /// `https://{host_prefix}.{region}.amazonaws.com`.
+    pub(crate) async fn send(
         &self,
-        client: &Client,
-        url: Url,
+        http: &Http,
+        credentials: &Value,
+        host_prefix: &str,
+        path: &str,
         content_type: &str,
         body: Vec<u8>,
-        now: DateTime<Utc>,
-    ) -> RequestBuilder {
+    ) -> Result<HttpAnswer, ProviderError> {
+        let api = format!("https://{host_prefix}.{}.amazonaws.com", self.region);
+        let url = endpoint(self.provider_id, credentials, &api, path, &http.settings)?;
+        fetch(self.provider_id, self.post(&http.client, url, content_type, body, Utc::now())).await
+    }
+
+    /// A signed `POST` of `body` to `url`: `content-type`, `x-amz-date` and `authorization` set.
+    fn post(&self, client: &Client, url: Url, content_type: &str, body: Vec<u8>, now: DateTime<Utc>) -> RequestBuilder {
         let amz_date = now.format("%Y%m%dT%H%M%SZ").to_string();
         let headers = [("content-type", content_type)];
         let authorization =
@@ -158,6 +173,7 @@ mod tests {
 
     // The key of AWS's published examples and SigV4 test suite.
     const SUITE: AwsKey<'static> = AwsKey {
+        provider_id: "test",
         access_key_id: "AKIDEXAMPLE",
         secret: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
         region: "us-east-1",

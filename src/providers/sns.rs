@@ -6,11 +6,7 @@
 //! alphanumeric `AWS.SNS.SMS.SenderID`. Success: XML `<PublishResponse><PublishResult><MessageId>`; errors:
 //! XML `<ErrorResponse><Error><Type/><Code/><Message/></Error>`, sorted by [`super::aws`].
 
-use chrono::Utc;
-
 use super::aws;
-use super::endpoint::endpoint;
-use super::http::fetch;
 use super::registry::Http;
 use super::sigv4::AwsKey;
 use super::{Accepted, Delivery, Provider, ProviderError, SmsMessage};
@@ -28,11 +24,9 @@ impl Provider for Sns {
         let credentials = &delivery.credentials;
         let key = AwsKey::of(ID, credentials, SERVICE)?;
         let sms = SmsMessage::of(delivery)?;
-        let api = format!("https://sns.{}.amazonaws.com", key.region);
-        let url = endpoint(ID, credentials, &api, "/", &self.http.settings)?;
         let body = publish(&sms).into_bytes();
-        let request = key.post(&self.http.client, url, "application/x-www-form-urlencoded", body, Utc::now());
-        let answer = fetch(ID, request).await?;
+        let form = "application/x-www-form-urlencoded";
+        let answer = key.send(&self.http, credentials, "sns", "/", form, body).await?;
         let xml = answer.body.text();
         if answer.status.is_success() {
             return Ok(Accepted { provider_message_id: xml_text(xml, "MessageId"), raw: answer.body.raw() });

@@ -2,6 +2,7 @@
 //! and how it sorts the provider's answers (accepted, transient with `Retry-After`, permanent, or a
 //! misconfigured integration).
 
+mod common;
 mod nexmo;
 mod plivo;
 mod resend;

@@ -1,6 +1,7 @@
 use herald::providers::{Channel, Delivery, ProviderError};
 use serde_json::{json, Value};
 
+use super::common::{self, nothing_sent_without};
 use super::{delivery, send};
 use crate::fakes::nexmo::{self, failed, throttled, API_KEY, API_SECRET};
 
@@ -9,9 +10,7 @@ fn credentials(base_url: &str) -> Value {
 }
 
 fn sms(base_url: &str) -> Delivery {
-    let mut sms = delivery("nexmo", Channel::Sms, credentials(base_url));
-    sms.content = "Order A-1 shipped".to_owned();
-    sms
+    common::sms("nexmo", credentials(base_url))
 }
 
 #[tokio::test]
@@ -89,12 +88,5 @@ async fn refused_credentials_misconfigure_the_integration_and_a_barred_number_is
 #[tokio::test]
 async fn without_a_key_a_secret_or_a_sender_nothing_is_sent() {
     let fake = nexmo::start().await;
-    for missing in ["apiKey", "secretKey", "from"] {
-        let mut incomplete = credentials(fake.base_url());
-        incomplete.as_object_mut().unwrap().remove(missing);
-        let err = send(&delivery("nexmo", Channel::Sms, incomplete)).await.unwrap_err();
-        assert!(err.is_integration_fault(), "{missing}: {err:?}");
-        assert!(err.to_string().contains(&format!("`{missing}`")), "{err}");
-    }
-    assert!(fake.requests().is_empty());
+    nothing_sent_without(&fake, &sms(fake.base_url()), &["apiKey", "secretKey", "from"]).await;
 }

@@ -3,6 +3,7 @@ use std::time::Duration;
 use herald::providers::{Channel, Delivery, ProviderError};
 use serde_json::{json, Value};
 
+use super::common::{self, nothing_sent_without};
 use super::{delivery, send};
 use crate::fakes::plivo::{self, error, AUTH_ID, AUTH_TOKEN};
 
@@ -11,9 +12,7 @@ fn credentials(base_url: &str) -> Value {
 }
 
 fn sms(base_url: &str) -> Delivery {
-    let mut sms = delivery("plivo", Channel::Sms, credentials(base_url));
-    sms.content = "Order A-1 shipped".to_owned();
-    sms
+    common::sms("plivo", credentials(base_url))
 }
 
 #[tokio::test]
@@ -71,12 +70,5 @@ async fn a_refused_token_misconfigures_the_integration_and_a_rejected_message_is
 #[tokio::test]
 async fn without_an_auth_id_a_token_or_a_sender_nothing_is_sent() {
     let fake = plivo::start().await;
-    for missing in ["accountSid", "token", "from"] {
-        let mut incomplete = credentials(fake.base_url());
-        incomplete.as_object_mut().unwrap().remove(missing);
-        let err = send(&delivery("plivo", Channel::Sms, incomplete)).await.unwrap_err();
-        assert!(err.is_integration_fault(), "{missing}: {err:?}");
-        assert!(err.to_string().contains(&format!("`{missing}`")), "{err}");
-    }
-    assert!(fake.requests().is_empty());
+    nothing_sent_without(&fake, &sms(fake.base_url()), &["accountSid", "token", "from"]).await;
 }

@@ -2,6 +2,7 @@ use chrono::{NaiveDateTime, TimeDelta, Utc};
 use herald::providers::{Channel, ProviderError};
 use serde_json::{json, Value};
 
+use super::common::nothing_sent_without;
 use super::{delivery, send};
 use crate::fakes::aws::{self, Refusal};
 use crate::fakes::ses::{self, error, not_verified, too_many_requests, ACCESS_KEY_ID, REGION, SECRET};
@@ -147,12 +148,5 @@ async fn a_rejected_email_is_permanent_with_ses_own_words() {
 #[tokio::test]
 async fn without_a_key_a_secret_a_region_or_a_sender_nothing_is_sent() {
     let fake = ses::start().await;
-    for missing in ["apiKey", "secretKey", "region", "from"] {
-        let mut incomplete = credentials(fake.base_url());
-        incomplete.as_object_mut().unwrap().remove(missing);
-        let err = send(&delivery("ses", Channel::Email, incomplete)).await.unwrap_err();
-        assert!(err.is_integration_fault(), "{missing}: {err:?}");
-        assert!(err.to_string().contains(&format!("`{missing}`")), "{err}");
-    }
-    assert!(fake.requests().is_empty());
+    nothing_sent_without(&fake, &email(fake.base_url()), &["apiKey", "secretKey", "region", "from"]).await;
 }

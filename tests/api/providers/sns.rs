@@ -1,6 +1,7 @@
 use herald::providers::{Channel, Delivery, ProviderError};
 use serde_json::{json, Value};
 
+use super::common::{self, nothing_sent_without, pairs};
 use super::{delivery, send};
 use crate::fakes::aws::{self, Refusal};
 use crate::fakes::sns::{self, error, ACCESS_KEY_ID, REGION, SECRET};
@@ -10,13 +11,9 @@ fn credentials(base_url: &str) -> Value {
 }
 
 fn sms(base_url: &str) -> Delivery {
-    let mut sms = delivery("sns", Channel::Sms, credentials(base_url));
+    let mut sms = common::sms("sns", credentials(base_url));
     sms.content = "Order A-1 shipped & on its way".to_owned();
     sms
-}
-
-fn pairs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-    pairs.iter().map(|(name, value)| (name.to_string(), value.to_string())).collect()
 }
 
 #[tokio::test]
@@ -144,12 +141,5 @@ async fn an_opted_out_or_invalid_number_is_permanent_with_sns_own_words() {
 #[tokio::test]
 async fn without_a_key_a_secret_or_a_region_nothing_is_sent() {
     let fake = sns::start().await;
-    for missing in ["apiKey", "secretKey", "region"] {
-        let mut incomplete = credentials(fake.base_url());
-        incomplete.as_object_mut().unwrap().remove(missing);
-        let err = send(&delivery("sns", Channel::Sms, incomplete)).await.unwrap_err();
-        assert!(err.is_integration_fault(), "{missing}: {err:?}");
-        assert!(err.to_string().contains(&format!("`{missing}`")), "{err}");
-    }
-    assert!(fake.requests().is_empty());
+    nothing_sent_without(&fake, &sms(fake.base_url()), &["apiKey", "secretKey", "region"]).await;
 }

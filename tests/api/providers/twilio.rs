@@ -3,6 +3,7 @@ use std::time::Duration;
 use herald::providers::{Channel, Delivery, ProviderError};
 use serde_json::{json, Value};
 
+use super::common::{self, nothing_sent_without, pairs};
 use super::{delivery, send};
 use crate::fakes::twilio::{self, error, too_many_requests, ACCOUNT_SID, AUTH_TOKEN, MESSAGES_PATH};
 
@@ -11,13 +12,7 @@ fn credentials(base_url: &str) -> Value {
 }
 
 fn sms(base_url: &str) -> Delivery {
-    let mut sms = delivery("twilio", Channel::Sms, credentials(base_url));
-    sms.content = "Order A-1 shipped".to_owned();
-    sms
-}
-
-fn pairs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-    pairs.iter().map(|(name, value)| (name.to_string(), value.to_string())).collect()
+    common::sms("twilio", credentials(base_url))
 }
 
 #[tokio::test]
@@ -109,13 +104,7 @@ async fn a_refused_token_misconfigures_the_integration_and_a_bad_number_is_perma
 #[tokio::test]
 async fn without_an_account_a_token_or_a_sender_nothing_is_sent() {
     let fake = twilio::start().await;
-    for missing in ["accountSid", "token", "from"] {
-        let mut incomplete = credentials(fake.base_url());
-        incomplete.as_object_mut().unwrap().remove(missing);
-        let err = send(&delivery("twilio", Channel::Sms, incomplete)).await.unwrap_err();
-        assert!(err.is_integration_fault(), "{missing}: {err:?}");
-        assert!(err.to_string().contains(&format!("`{missing}`")), "{err}");
-    }
+    nothing_sent_without(&fake, &sms(fake.base_url()), &["accountSid", "token", "from"]).await;
     let mut traversal = credentials(fake.base_url());
     traversal["accountSid"] = json!("../../AC1");
     assert!(send(&delivery("twilio", Channel::Sms, traversal)).await.unwrap_err().is_integration_fault());
