@@ -56,8 +56,14 @@ impl HttpAnswer {
 
     /// This answer as an error of `kind` (for providers that fail with a 2xx, or sort by their own codes).
     pub(crate) fn error(&self, provider_id: &str, kind: ErrorKind, error_paths: &[&str]) -> ProviderError {
+        self.error_saying(provider_id, kind, self.error_text(error_paths))
+    }
+
+    /// This answer as an error of `kind` that quotes `text`, the provider's error as the adapter read it
+    /// (from an XML body, a header, a code and a message…).
+    pub(crate) fn error_saying(&self, provider_id: &str, kind: ErrorKind, text: Option<String>) -> ProviderError {
         let mut message = format!("{provider_id}: HTTP {} from {}", self.status, self.host);
-        if let Some(text) = self.error_text(error_paths) {
+        if let Some(text) = text {
             message.push_str(": ");
             message.push_str(&text);
         }
@@ -81,6 +87,14 @@ impl HttpAnswer {
             }
             Err(_) => Some(text.trim()).filter(|text| !text.is_empty() && text.len() <= 200).map(str::to_owned),
         }
+    }
+}
+
+/// A provider's error as `<code>: <message>`, or whichever of the two it gave.
+pub(crate) fn coded(code: Option<&str>, message: Option<&str>) -> Option<String> {
+    match (code.filter(|code| !code.is_empty()), message.filter(|message| !message.is_empty())) {
+        (Some(code), Some(message)) => Some(format!("{code}: {message}")),
+        (code, message) => code.or(message).map(str::to_owned),
     }
 }
 

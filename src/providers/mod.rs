@@ -10,15 +10,19 @@
 //! Every adapter is an HTTP POST (see each module for its shape):
 //! - Herald's own webhooks, a signed JSON body (below): `email-webhook`, `chat-webhook`, `push-webhook` and
 //!   `generic-sms`;
-//! - email providers' APIs, with the integration's key and an optional `baseUrl` (see `endpoint`):
-//!   `resend`, `sendgrid`, `mailgun` (a multipart form; EU domains need its EU `baseUrl`) and `postmark`.
+//! - providers' own APIs, each with its own authentication and an optional `baseUrl` (see `endpoint`):
+//!   email through `nodemailer` (SMTP), `resend`, `sendgrid`, `mailgun` (a multipart form; EU domains
+//!   need its EU `baseUrl`), `postmark` and `ses` (Amazon SES v2); SMS through `twilio`, `nexmo`
+//!   (Vonage), `plivo` and `sns` (Amazon SNS); the AWS ones are signed with SigV4 (`sigv4`).
 //!
 //! Every other provider id, known to the spec or not, is [`ProviderError::Unsupported`] until it has an
 //! adapter.
 //!
 //! # What a webhook receiver gets
 //!
-//! Headers on every request:
+//! # What a webhook receiver gets
+//!
+//! Headers on every webhook request:
 //! * `content-type: application/json`
 //! * `idempotency-key: <messageId>`: the same for every retry of one message, so a receiver that saw it
 //!   already can answer 2xx without delivering twice;
@@ -31,7 +35,9 @@
 //! Redirects are not followed: a 3xx is a permanent error, so a signed body never goes to a host the
 //! integration did not name.
 
+mod account;
 mod answer;
+mod aws;
 mod chat_webhook;
 mod credentials;
 mod email_webhook;
@@ -41,13 +47,19 @@ mod generic_sms;
 mod http;
 mod mailgun;
 mod message;
+mod nexmo;
+mod plivo;
 mod postmark;
 mod push_webhook;
 mod registry;
 mod resend;
 mod retry;
 mod sendgrid;
+mod ses;
 mod signed_post;
+mod sigv4;
+mod sns;
+mod twilio;
 
 #[cfg(test)]
 mod tests;

@@ -8,10 +8,15 @@ use super::chat_webhook::ChatWebhook;
 use super::email_webhook::EmailWebhook;
 use super::generic_sms::GenericSms;
 use super::mailgun::Mailgun;
+use super::nexmo::Nexmo;
+use super::plivo::Plivo;
 use super::postmark::Postmark;
 use super::push_webhook::PushWebhook;
 use super::resend::Resend;
 use super::sendgrid::Sendgrid;
+use super::ses::Ses;
+use super::sns::Sns;
+use super::twilio::Twilio;
 use super::{Provider, ProviderError, ProviderSettings};
 
 /// A provider that does not answer the TCP handshake in this time is down for now.
@@ -37,6 +42,11 @@ pub struct Providers {
     sendgrid: Sendgrid,
     mailgun: Mailgun,
     postmark: Postmark,
+    ses: Ses,
+    sns: Sns,
+    twilio: Twilio,
+    nexmo: Nexmo,
+    plivo: Plivo,
 }
 
 impl Providers {
@@ -58,7 +68,12 @@ impl Providers {
             resend: Resend { http: http.clone() },
             sendgrid: Sendgrid { http: http.clone() },
             mailgun: Mailgun { http: http.clone() },
-            postmark: Postmark { http },
+            postmark: Postmark { http: http.clone() },
+            ses: Ses { http: http.clone() },
+            sns: Sns { http: http.clone() },
+            twilio: Twilio { http: http.clone() },
+            nexmo: Nexmo { http: http.clone() },
+            plivo: Plivo { http },
         }
     }
 
@@ -73,6 +88,11 @@ impl Providers {
             "sendgrid" => Ok(&self.sendgrid),
             "mailgun" => Ok(&self.mailgun),
             "postmark" => Ok(&self.postmark),
+            "ses" => Ok(&self.ses),
+            "sns" => Ok(&self.sns),
+            "twilio" => Ok(&self.twilio),
+            "nexmo" => Ok(&self.nexmo),
+            "plivo" => Ok(&self.plivo),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
         }
     }

@@ -7,8 +7,21 @@ use super::{delivery, send};
 use crate::domain::integrations::providers::providers_of;
 use crate::providers::{ProviderError, Providers};
 
-const ADAPTERS: [&str; 8] =
-    ["email-webhook", "chat-webhook", "push-webhook", "generic-sms", "resend", "sendgrid", "mailgun", "postmark"];
+const ADAPTERS: &[&str] = &[
+    "email-webhook",
+    "chat-webhook",
+    "push-webhook",
+    "generic-sms",
+    "resend",
+    "sendgrid",
+    "mailgun",
+    "postmark",
+    "ses",
+    "sns",
+    "twilio",
+    "nexmo",
+    "plivo",
+];
 
 #[tokio::test]
 async fn server_errors_and_429_are_transient_with_the_answer_in_raw() {

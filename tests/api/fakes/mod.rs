@@ -3,10 +3,16 @@
 //! included; a test may script the answers to the next requests (a 429 with `Retry-After`, then a
 //! success) and reads back every request the fake received.
 
+pub mod aws;
 pub mod mailgun;
+pub mod nexmo;
+pub mod plivo;
 pub mod postmark;
 pub mod resend;
 pub mod sendgrid;
+pub mod ses;
+pub mod sns;
+pub mod twilio;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

@@ -2,10 +2,16 @@
 //! and how it sorts the provider's answers (accepted, transient with `Retry-After`, permanent, or a
 //! misconfigured integration).
 
+mod common;
 mod mailgun;
+mod nexmo;
+mod plivo;
 mod postmark;
 mod resend;
 mod sendgrid;
+mod ses;
+mod sns;
+mod twilio;
 
 use herald::providers::{Accepted, Channel, Delivery, Destination, ProviderError, Providers};
 use serde_json::{json, Value};

@@ -1,0 +1,32 @@
+//! What the SMS and AWS adapter tests share.
+
+use herald::providers::{Channel, Delivery};
+use serde_json::Value;
+
+use super::{delivery, send};
+use crate::fakes::FakeProvider;
+
+/// The SMS "Order A-1 shipped" to Ada through `provider_id`.
+pub fn sms(provider_id: &str, credentials: Value) -> Delivery {
+    let mut sms = delivery(provider_id, Channel::Sms, credentials);
+    sms.content = "Order A-1 shipped".to_owned();
+    sms
+}
+
+/// Form fields as [`crate::fakes::Recorded::form`] reads them.
+pub fn pairs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs.iter().map(|(name, value)| (name.to_string(), value.to_string())).collect()
+}
+
+/// `complete` without any one of `required` credentials is an integration fault that names it, and
+/// nothing reaches `fake`.
+pub async fn nothing_sent_without(fake: &FakeProvider, complete: &Delivery, required: &[&str]) {
+    for missing in required {
+        let mut incomplete = complete.clone();
+        incomplete.credentials.as_object_mut().expect("credentials are an object").remove(*missing);
+        let err = send(&incomplete).await.unwrap_err();
+        assert!(err.is_integration_fault(), "{missing}: {err:?}");
+        assert!(err.to_string().contains(&format!("`{missing}`")), "{err}");
+    }
+    assert!(fake.requests().is_empty(), "{:#?}", fake.requests());
+}
