@@ -7,9 +7,11 @@
 //!
 //! # Adapters
 //!
-//! Every adapter is an HTTP POST of a JSON body (see each module for its shape):
-//! `email-webhook`, `chat-webhook`, `push-webhook` and `generic-sms`. Every other provider id, known to the
-//! spec or not, is [`ProviderError::Unsupported`] until it has an adapter.
+//! Every adapter but one is an HTTP POST of a JSON body (see each module for its shape):
+//! `email-webhook`, `chat-webhook`, `push-webhook`, `generic-sms` and `resend`. `nodemailer` ("Custom
+//! SMTP") speaks SMTP to the integration's own server (module `smtp`: TLS modes, connection pooling, how
+//! replies are sorted). Every other provider id, known to the spec or not, is
+//! [`ProviderError::Unsupported`] until it has an adapter.
 //!
 //! # What a receiver gets
 //!
@@ -40,6 +42,7 @@ mod registry;
 mod resend;
 mod retry;
 mod signed_post;
+mod smtp;
 
 #[cfg(test)]
 mod tests;

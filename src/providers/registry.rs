@@ -9,6 +9,7 @@ use super::email_webhook::EmailWebhook;
 use super::generic_sms::GenericSms;
 use super::push_webhook::PushWebhook;
 use super::resend::Resend;
+use super::smtp::Smtp;
 use super::{Provider, ProviderError, ProviderSettings};
 
 /// A provider that does not answer the TCP handshake in this time is down for now.
@@ -24,13 +25,15 @@ pub(crate) struct Http {
     pub(crate) settings: ProviderSettings,
 }
 
-/// Every delivery adapter. Build once and share (`Arc`): the HTTP client pools connections.
+/// Every delivery adapter. Build once and share (`Arc`): the HTTP client pools connections, and so does the
+/// SMTP adapter (one pool per SMTP configuration).
 pub struct Providers {
     email_webhook: EmailWebhook,
     chat_webhook: ChatWebhook,
     push_webhook: PushWebhook,
     generic_sms: GenericSms,
     resend: Resend,
+    smtp: Smtp,
 }
 
 impl Providers {
@@ -50,7 +53,19 @@ impl Providers {
             push_webhook: PushWebhook { client: client.clone() },
             generic_sms: GenericSms { client },
             resend: Resend { http },
+            smtp: Smtp::new(),
         }
+    }
+
+    /// Also trusts `certificates` (PEM or DER) as roots for SMTP TLS, besides the Mozilla ones. A test hook:
+    /// tests trust their local receiver's self-signed certificate this way; no setting or credential reaches
+    /// it, so production verifies against the public roots only. (Not a [`ProviderSettings`] field: that type
+    /// is `Copy` and built field by field by the engine.)
+    pub fn trusting_smtp_roots<C: AsRef<[u8]>>(mut self, certificates: &[C]) -> Result<Self, ProviderError> {
+        for certificate in certificates {
+            self.smtp.trust(certificate.as_ref())?;
+        }
+        Ok(self)
     }
 
     /// The adapter for `provider_id`; `Unsupported` for every other id, whether the spec lists it or not.
@@ -61,6 +76,7 @@ impl Providers {
             "push-webhook" => Ok(&self.push_webhook),
             "generic-sms" => Ok(&self.generic_sms),
             "resend" => Ok(&self.resend),
+            "nodemailer" => Ok(&self.smtp),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
         }
     }

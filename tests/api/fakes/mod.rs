@@ -4,6 +4,7 @@
 //! success) and reads back every request the fake received.
 
 pub mod resend;
+pub mod smtp;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

@@ -3,6 +3,7 @@
 //! misconfigured integration).
 
 mod resend;
+mod smtp;
 
 use herald::providers::{Accepted, Channel, Delivery, Destination, ProviderError, Providers};
 use serde_json::{json, Value};
