@@ -16,7 +16,7 @@
 //! * `from` and `senderName`, through [`EmailMessage`].
 //!
 //! Certificates are always verified, on STARTTLS as on implicit TLS, against the Mozilla roots
-//! (`webpki-roots`) plus the roots given to [`Providers::trusting_smtp_roots`] (tests trust their local
+//! (`webpki-roots`) plus the roots given to [`super::Providers::trusting_smtp_roots`] (tests trust their local
 //! receiver's certificate that way; no setting reaches it). Novu's free-form `tlsOptions` is not read.
 //!
 //! # The message
@@ -35,8 +35,8 @@
 //! kept in the adapter under a SHA-256 of those fields (never logged), so consecutive emails through one
 //! integration reuse open, authenticated connections (lettre checks a parked connection with `NOOP`
 //! before reusing it). At most [`MAX_TRANSPORTS`] configurations are kept; the least recently used goes
-//! first. A send is bounded by [`SEND_TIMEOUT`]; a send that times out drops its configuration's pool, so a
-//! connection left mid-command is never reused.
+//! first. A send is bounded by [`SEND_TIMEOUT`]; a send that times out drops its configuration's pool, so
+//! later sends never get the connection it left mid-command.
 //!
 //! # Errors
 //! * Transient: 4xx replies, timeouts, refused, reset or closed connections, name resolution failures.
