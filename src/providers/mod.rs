@@ -7,13 +7,16 @@
 //!
 //! # Adapters
 //!
-//! Every adapter is an HTTP POST (see each module for its shape):
+//! Every adapter but one is an HTTP POST (see each module for its shape):
 //! - Herald's own webhooks, a signed JSON body (below): `email-webhook`, `chat-webhook`, `push-webhook` and
 //!   `generic-sms`;
 //! - providers' own APIs, each with its own authentication and an optional `baseUrl` (see `endpoint`):
-//!   email through `nodemailer` (SMTP), `resend`, `sendgrid`, `mailgun` (a multipart form; EU domains
-//!   need its EU `baseUrl`), `postmark` and `ses` (Amazon SES v2); SMS through `twilio`, `nexmo`
-//!   (Vonage), `plivo` and `sns` (Amazon SNS); the AWS ones are signed with SigV4 (`sigv4`).
+//!   email through `resend`, `sendgrid`, `mailgun` (a multipart form; EU domains need its EU `baseUrl`),
+//!   `postmark` and `ses` (Amazon SES v2); SMS through `twilio`, `nexmo` (Vonage), `plivo` and `sns`
+//!   (Amazon SNS); the AWS ones are signed with SigV4 (`sigv4`).
+//!
+//! `nodemailer` ("Custom SMTP") speaks SMTP to the integration's own server (module `smtp`: TLS modes,
+//! connection pooling, how replies are sorted).
 //!
 //! Every other provider id, known to the spec or not, is [`ProviderError::Unsupported`] until it has an
 //! adapter.
@@ -58,6 +61,7 @@ mod sendgrid;
 mod ses;
 mod signed_post;
 mod sigv4;
+mod smtp;
 mod sns;
 mod twilio;
 

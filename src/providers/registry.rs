@@ -15,6 +15,7 @@ use super::push_webhook::PushWebhook;
 use super::resend::Resend;
 use super::sendgrid::Sendgrid;
 use super::ses::Ses;
+use super::smtp::Smtp;
 use super::sns::Sns;
 use super::twilio::Twilio;
 use super::{Provider, ProviderError, ProviderSettings};
@@ -32,7 +33,8 @@ pub(crate) struct Http {
     pub(crate) settings: ProviderSettings,
 }
 
-/// Every delivery adapter. Build once and share (`Arc`): the HTTP client pools connections.
+/// Every delivery adapter. Build once and share (`Arc`): the HTTP client pools connections, and so does the
+/// SMTP adapter (one pool per SMTP configuration).
 pub struct Providers {
     email_webhook: EmailWebhook,
     chat_webhook: ChatWebhook,
@@ -47,6 +49,7 @@ pub struct Providers {
     twilio: Twilio,
     nexmo: Nexmo,
     plivo: Plivo,
+    smtp: Smtp,
 }
 
 impl Providers {
@@ -74,7 +77,19 @@ impl Providers {
             twilio: Twilio { http: http.clone() },
             nexmo: Nexmo { http: http.clone() },
             plivo: Plivo { http },
+            smtp: Smtp::new(),
         }
+    }
+
+    /// Also trusts `certificates` (PEM or DER) as roots for SMTP TLS, besides the Mozilla ones. A test hook:
+    /// tests trust their local receiver's self-signed certificate this way; no setting or credential reaches
+    /// it, so production verifies against the public roots only. (Not a [`ProviderSettings`] field: that type
+    /// is `Copy` and built field by field by the engine.)
+    pub fn trusting_smtp_roots<C: AsRef<[u8]>>(mut self, certificates: &[C]) -> Result<Self, ProviderError> {
+        for certificate in certificates {
+            self.smtp.trust(certificate.as_ref())?;
+        }
+        Ok(self)
     }
 
     /// The adapter for `provider_id`; `Unsupported` for every other id, whether the spec lists it or not.
@@ -93,6 +108,7 @@ impl Providers {
             "twilio" => Ok(&self.twilio),
             "nexmo" => Ok(&self.nexmo),
             "plivo" => Ok(&self.plivo),
+            "nodemailer" => Ok(&self.smtp),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
         }
     }

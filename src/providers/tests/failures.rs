@@ -21,6 +21,7 @@ const ADAPTERS: &[&str] = &[
     "twilio",
     "nexmo",
     "plivo",
+    "nodemailer",
 ];
 
 #[tokio::test]

@@ -11,6 +11,7 @@ pub mod postmark;
 pub mod resend;
 pub mod sendgrid;
 pub mod ses;
+pub mod smtp;
 pub mod sns;
 pub mod twilio;
 

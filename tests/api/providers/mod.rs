@@ -10,6 +10,7 @@ mod postmark;
 mod resend;
 mod sendgrid;
 mod ses;
+mod smtp;
 mod sns;
 mod twilio;
 
