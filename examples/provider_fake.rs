@@ -27,7 +27,9 @@ struct Stats {
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let number = |index: usize| -> u64 { args.get(index).and_then(|arg| arg.parse().ok()).expect("usage: <http port> <smtp port> <latency ms>") };
+    let number = |index: usize| -> u64 {
+        args.get(index).and_then(|arg| arg.parse().ok()).expect("usage: <http port> <smtp port> <latency ms>")
+    };
     let (http_port, smtp_port, latency) = (number(1), number(2), Duration::from_millis(number(3)));
     let stats = Arc::new(Stats::default());
 

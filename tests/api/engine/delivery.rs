@@ -183,3 +183,90 @@ async fn integration_conditions_choose_the_integration_and_a_missing_sender_fail
         (Some("error"), Some("integration_misconfigured"))
     );
 }
+
+/// Every real provider through a trigger: each integration named by the trigger's overrides, one message
+/// each, recorded as sent with the provider's own id.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_email_and_sms_provider_delivers_a_triggered_message_and_records_its_id() {
+    use crate::fakes::{aws, mailgun, nexmo, plivo, postmark, sendgrid, ses, smtp, sns, twilio};
+
+    let server = TestServer::start().await;
+    let email_fakes: Vec<(&str, FakeProvider, Value)> = vec![
+        ("resend", resend::start().await, json!({"apiKey": resend::API_KEY})),
+        ("sendgrid", sendgrid::start().await, json!({"apiKey": sendgrid::API_KEY})),
+        ("mailgun", mailgun::start().await, json!({"apiKey": mailgun::API_KEY, "domain": mailgun::DOMAIN})),
+        ("postmark", postmark::start().await, json!({"apiKey": postmark::SERVER_TOKEN})),
+        (
+            "ses",
+            ses::start().await,
+            json!({"apiKey": aws::ACCESS_KEY_ID, "secretKey": aws::SECRET, "region": aws::REGION}),
+        ),
+    ];
+    let sms_fakes: Vec<(&str, FakeProvider, Value)> = vec![
+        ("twilio", twilio::start().await, json!({"accountSid": twilio::ACCOUNT_SID, "token": twilio::AUTH_TOKEN})),
+        ("nexmo", nexmo::start().await, json!({"apiKey": nexmo::API_KEY, "secretKey": nexmo::API_SECRET})),
+        ("plivo", plivo::start().await, json!({"accountSid": plivo::AUTH_ID, "token": plivo::AUTH_TOKEN})),
+        (
+            "sns",
+            sns::start().await,
+            json!({"apiKey": aws::ACCESS_KEY_ID, "secretKey": aws::SECRET, "region": aws::REGION}),
+        ),
+    ];
+    let relay = smtp::FakeSmtp::start(smtp::Options::PLAIN).await;
+    let mut cases: Vec<(&str, &str, Value)> = Vec::new();
+    for (provider, fake, mut credentials) in email_fakes.iter().cloned() {
+        merge(&mut credentials, json!({"from": "orders@acme.io", "senderName": "Acme", "baseUrl": fake.base_url()}));
+        cases.push((provider, "email", credentials));
+    }
+    for (provider, fake, mut credentials) in sms_fakes.iter().cloned() {
+        merge(&mut credentials, json!({"from": "+15550999", "baseUrl": fake.base_url()}));
+        cases.push((provider, "sms", credentials));
+    }
+    cases.push((
+        "nodemailer",
+        "email",
+        json!({"host": "127.0.0.1", "port": relay.port().to_string(), "ignoreTls": true, "from": "orders@acme.io"}),
+    ));
+    for (provider, channel, credentials) in &cases {
+        let identifier = format!("{provider}-integration");
+        create_integration(
+            &server,
+            json!({"providerId": provider, "channel": channel, "identifier": identifier, "active": true, "credentials": credentials}),
+        )
+        .await;
+    }
+    let sms_step =
+        json!({"name": "Text", "type": "sms", "controlValues": {"body": "Order {{ payload.orderId }} shipped"}});
+    create_workflow(&server, "email-only", json!([block_email_step()])).await;
+    create_workflow(&server, "sms-only", json!([sms_step])).await;
+
+    let mut transactions = Vec::new();
+    for (provider, channel, _) in &cases {
+        let workflow = if *channel == "email" { "email-only" } else { "sms-only" };
+        let overrides = json!({*channel: {"integrationIdentifier": format!("{provider}-integration")}});
+        let transaction_id = trigger_processed(
+            &server,
+            json!({"name": workflow, "to": ada(), "payload": {"orderId": provider}, "overrides": overrides}),
+        )
+        .await;
+        transactions.push((provider, transaction_id));
+    }
+    wait_until_settled(&server).await;
+
+    for (_, fake, _) in email_fakes.iter().chain(sms_fakes.iter()) {
+        assert_eq!(fake.requests().len(), 1, "{}", fake.base_url());
+    }
+    assert_eq!(relay.mails().len(), 1);
+    for (provider, transaction_id) in transactions {
+        let message = &messages_of(&server, &transaction_id).await[0];
+        assert_eq!(
+            (message["status"].as_str(), message["providerId"].as_str()),
+            (Some("sent"), Some(*provider)),
+            "{message}"
+        );
+        let event = &events_of(&server, &transaction_id).await[0];
+        let channel_job = &event["jobs"][1];
+        let sent = details(channel_job);
+        assert!(sent.len() == 1 && sent[0].starts_with("Message sent (provider message id "), "{provider}: {sent:?}");
+    }
+}
