@@ -43,10 +43,10 @@ run() { # label, workflow, channel, integration identifier ("" for none)
   local overrides='{}'
   [ -n "$integration" ] && overrides="{\"email\": {\"integrationIdentifier\": \"$integration\"}}"
   started=$(sql "SELECT extract(epoch FROM clock_timestamp())")
-  seq 1 "$emails" | xargs -P 32 -I{} curl -sf -o /dev/null -X POST -H "Authorization: ApiKey $HERALD_API_KEY" \
+  seq 1 "$emails" | xargs -P 32 -I% curl -sf -o /dev/null -X POST -H "Authorization: ApiKey $HERALD_API_KEY" \
     -H 'content-type: application/json' "$url/v1/events/trigger" \
-    -d "{\"name\": \"$workflow\", \"to\": {\"subscriberId\": \"$label-{}\", \"email\": \"s{}@example.com\"},
-         \"payload\": {\"n\": {}}, \"overrides\": $overrides}"
+    -d "{\"name\": \"$workflow\", \"to\": {\"subscriberId\": \"$label-%\", \"email\": \"s%@example.com\"},
+         \"payload\": {\"n\": %}, \"overrides\": $overrides}"
   until [ "$(sql "SELECT count(*) FROM messages m JOIN jobs j ON j.id = m.job_id
                   WHERE m.channel = '$channel' AND j.status IN ('completed', 'failed') AND m.template_identifier = '$workflow'
                     AND m.subscriber_id IN (SELECT id FROM subscribers WHERE subscriber_id LIKE '$label-%')")" = "$emails" ]; do
