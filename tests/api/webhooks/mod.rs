@@ -80,42 +80,64 @@ pub async fn message(server: &TestServer, transaction_id: &str) -> Value {
     messages[0].clone()
 }
 
-/// `deliveredAt`: when the provider accepted the message (the engine records it), then each delivery
-/// a status webhook reported.
-pub fn delivery_times(message: &Value) -> Vec<&str> {
-    message["deliveredAt"].as_array().unwrap().iter().map(|at| at.as_str().unwrap()).collect()
-}
-
-/// When the provider accepted the message: the first delivery time, recorded by the engine.
-pub fn sent_at(message: &Value) -> &str {
-    message["deliveredAt"][0].as_str().expect("the engine records when the provider accepted the message")
-}
-
-/// The execution details of the transaction's email job, oldest first.
-pub async fn email_details(server: &TestServer, transaction_id: &str) -> Vec<Value> {
-    let event = &events_of(server, transaction_id).await[0];
-    job(event, "email")["executionDetails"].as_array().unwrap().clone()
-}
-
-/// The details the status webhook added: `(status, detail)` of those whose source is `Webhook`.
-pub async fn webhook_details(server: &TestServer, transaction_id: &str) -> Vec<(String, String)> {
+/// The details the status webhook added (source `Webhook`), as `"<status>: <detail>"`, oldest first.
+pub async fn webhook_details(server: &TestServer, transaction_id: &str) -> Vec<String> {
     email_details(server, transaction_id)
         .await
         .iter()
         .filter(|detail| detail["source"] == "Webhook")
-        .map(|detail| (detail["status"].as_str().unwrap().to_string(), detail["detail"].as_str().unwrap().to_string()))
+        .map(|detail| format!("{}: {}", detail["status"].as_str().unwrap(), detail["detail"].as_str().unwrap()))
         .collect()
+}
+
+/// The execution details of the transaction's email job, oldest first.
+async fn email_details(server: &TestServer, transaction_id: &str) -> Vec<Value> {
+    let event = &events_of(server, transaction_id).await[0];
+    job(event, "email")["executionDetails"].as_array().unwrap().clone()
+}
+
+/// `[status, errorId, errorText]` of the transaction's message.
+pub async fn status_and_error(server: &TestServer, transaction_id: &str) -> Value {
+    let message = message(server, transaction_id).await;
+    json!([message["status"], message["errorId"], message["errorText"]])
+}
+
+/// Asserts that a post was answered 200 and recorded one delivery: a Success `detail`, the message
+/// still `sent`, and a second delivery time after the one the engine wrote when the provider accepted
+/// the message: `reported_at` when the provider gives one.
+pub async fn assert_delivered(
+    server: &TestServer,
+    sent: &Sent,
+    response: (u16, Value),
+    detail: &str,
+    reported_at: Option<&str>,
+) {
+    assert_eq!(response, (200, json!({"received": 1, "recorded": 1})));
+    assert_eq!(webhook_details(server, &sent.transaction_id).await, [format!("Success: {detail}")]);
+    let message = message(server, &sent.transaction_id).await;
+    assert_eq!(message["status"], "sent");
+    let delivered = message["deliveredAt"].as_array().unwrap();
+    assert_eq!(delivered.len(), 2, "{message}");
+    if let Some(reported_at) = reported_at {
+        assert_eq!(delivered[1], reported_at, "{message}");
+    }
+}
+
+/// Posts each `(case, headers, body)`, asserting a 401 in the contract's error shape for each, and
+/// that the message and its details are as they were.
+pub async fn assert_all_refused(server: &TestServer, sent: &Sent, cases: Vec<(&str, HeaderMap, String)>) {
+    let before = snapshot(server, &sent.transaction_id).await;
+    for (case, headers, body) in cases {
+        let (status, answer) = post_webhook(server, &sent.integration_id, headers, body).await;
+        assert_eq!(status, 401, "{case}: {answer}");
+        assert_error_shape(&answer, 401, "Unauthorized", &webhook_path(server, &sent.integration_id));
+    }
+    assert_eq!(snapshot(server, &sent.transaction_id).await, before);
 }
 
 /// What a refused post must leave alone: the message as the API shows it and every detail.
 pub async fn snapshot(server: &TestServer, transaction_id: &str) -> (Value, Vec<Value>) {
     (message(server, transaction_id).await, email_details(server, transaction_id).await)
-}
-
-/// Asserts a 401 in the contract's error shape for the webhook path.
-pub fn assert_refused(server: &TestServer, integration_id: &str, (status, body): (u16, Value)) {
-    assert_eq!(status, 401, "{body}");
-    assert_error_shape(&body, 401, "Unauthorized", &webhook_path(server, integration_id));
 }
 
 pub fn assert_error_shape(body: &Value, status: u16, reason: &str, path: &str) {
@@ -124,6 +146,18 @@ pub fn assert_error_shape(body: &Value, status: u16, reason: &str, path: &str) {
     assert_eq!(body["path"], path, "{body}");
     assert!(body["message"].as_str().is_some_and(|message| !message.is_empty()), "{body}");
     assert!(body["timestamp"].as_str().is_some_and(|at| at.ends_with('Z')), "{body}");
+}
+
+/// Now, in Unix seconds, as providers sign it.
+pub fn now() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+/// Adds the fields of `extra` (an object) to `target` (an object).
+pub fn merge(target: &mut Value, extra: Value) {
+    if let (Value::Object(target), Value::Object(extra)) = (target, extra) {
+        target.extend(extra);
+    }
 }
 
 pub fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
