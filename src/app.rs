@@ -17,6 +17,8 @@ pub struct AppState {
     pub cipher: CredentialCipher,
     /// The engine's clock and wake-up channel.
     pub engine: EngineContext,
+    /// `HERALD_PUBLIC_URL`: where providers reach this server (delivery-status webhooks).
+    pub public_url: Option<url::Url>,
 }
 
 impl AppState {

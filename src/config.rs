@@ -44,6 +44,12 @@ pub struct GlobalSettings {
     #[arg(long, env = "HERALD_SECRET_KEY", hide_env_values = true, global = true)]
     pub secret_key: Option<String>,
 
+    /// The URL providers reach this server at (scheme, host and any path prefix a proxy adds), e.g.
+    /// `https://herald.example.com`. Delivery-status webhooks signed over their URL (Twilio) are
+    /// verified against it; when unset, the URL is rebuilt from the request's `Host` header.
+    #[arg(long, env = "HERALD_PUBLIC_URL", global = true)]
+    pub public_url: Option<url::Url>,
+
     #[command(flatten)]
     pub database: DatabaseSettings,
 }

@@ -94,6 +94,7 @@ async fn serve(settings: &GlobalSettings, engine_settings: &EngineSettings, data
         listener,
         workers: engine_settings.role.runs_workers().then(|| engine_settings.into()),
         extra_rest_routes: axum::Router::new(),
+        public_url: settings.public_url.clone(),
     })
     .await?;
     server::shutdown_signal().await;

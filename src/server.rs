@@ -24,22 +24,20 @@ const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
 /// authentication, error rendering and panic handling). Tests use it to provoke failures.
 pub fn router(state: AppState, extra_rest_routes: Router) -> Router {
     let services = Services::new(state.clone());
+    // Providers' delivery-status posts carry no API key: their signature is checked by the handler.
+    let webhooks = rest_handling(rest::webhook_routes(state.clone()));
     let authenticate = from_fn_with_state(state, auth::authenticate);
 
     let herald_grpc = crate::grpc::routes(&services)
         .route_layer(authenticate.clone())
         .layer(CatchPanicLayer::custom(grpc_panic_response));
 
-    let rest = rest::router(services)
-        .merge(extra_rest_routes)
-        .route_layer(authenticate)
-        .layer(CatchPanicLayer::custom(rest_panic_response))
-        .layer(from_fn(render_errors))
-        .layer(DefaultBodyLimit::max(MAX_REQUEST_BYTES));
+    let rest = rest_handling(rest::router(services).merge(extra_rest_routes).route_layer(authenticate));
 
     public_grpc_routes()
         .merge(herald_grpc)
         .merge(rest)
+        .merge(webhooks)
         .fallback(not_found_fallback)
         .layer(PropagateRequestIdLayer::new(REQUEST_ID_HEADER))
         .layer(TraceLayer::new_for_http().make_span_with(|request: &Request<Body>| {
@@ -48,6 +46,15 @@ pub fn router(state: AppState, extra_rest_routes: Router) -> Router {
             tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), request_id)
         }))
         .layer(SetRequestIdLayer::new(REQUEST_ID_HEADER, MakeRequestUuid))
+}
+
+/// What every REST route gets, authenticated or not: the contract's error bodies, panics as 500s,
+/// and the body limit.
+fn rest_handling(routes: Router) -> Router {
+    routes
+        .layer(CatchPanicLayer::custom(rest_panic_response))
+        .layer(from_fn(render_errors))
+        .layer(DefaultBodyLimit::max(MAX_REQUEST_BYTES))
 }
 
 /// Health and reflection: open to everyone, so probes and `grpcurl list` need no key.

@@ -28,6 +28,8 @@ pub struct StartOptions {
     /// Served like Herald's own REST routes (same authentication, error rendering and panic
     /// handling); tests use them to provoke failures.
     pub extra_rest_routes: Router,
+    /// `HERALD_PUBLIC_URL`, for verifying delivery-status webhooks signed over their URL.
+    pub public_url: Option<url::Url>,
 }
 
 /// A started process; [`shutdown`](Self::shutdown) stops it in order.
@@ -40,7 +42,7 @@ pub struct Running {
 
 /// Starts the engine context, then the workers and the server that `options` ask for.
 pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
-    let StartOptions { pool, cipher, clock, listener, workers, extra_rest_routes } = options;
+    let StartOptions { pool, cipher, clock, listener, workers, extra_rest_routes, public_url } = options;
     let engine = EngineContext::start(&pool, clock).await?;
     let (stop_workers, stop) = watch::channel(false);
     let workers = workers.map(|settings| {
@@ -52,7 +54,7 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
     let server = match listener {
         Some(listener) => {
             tracing::info!(addr = %listener.local_addr()?, "Herald is serving REST and gRPC");
-            let state = AppState { pool, cipher, engine };
+            let state = AppState { pool, cipher, engine, public_url };
             let router = server::router(state, extra_rest_routes);
             let shutdown = async move {
                 let _ = stopped.wait_for(|stop| *stop).await;

@@ -10,9 +10,11 @@ mod notifications;
 pub mod query;
 mod shapes;
 mod subscribers;
+mod webhooks;
 mod workflows;
 
 pub use body::{mask_of_keys, parse_json, parse_json_with_mask, JsonBody};
+pub use webhooks::routes as webhook_routes;
 
 use axum::response::{IntoResponse, Response};
 use axum::Router;

@@ -16,5 +16,6 @@ mod integrations;
 mod messages;
 mod providers;
 mod subscribers;
+mod webhooks;
 mod workflows;
 mod zero_config;

@@ -72,6 +72,7 @@ impl TestServer {
             listener: Some(listener),
             workers: with_workers.then_some(settings),
             extra_rest_routes,
+            public_url: None,
         })
         .await
         .expect("Herald starts");
