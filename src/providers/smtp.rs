@@ -52,7 +52,7 @@
 use std::collections::HashMap;
 use std::error::Error as _;
 use std::io;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use lettre::message::header::{HeaderName, HeaderValue};
@@ -63,6 +63,7 @@ use lettre::transport::smtp::{Error as SmtpError, PoolConfig};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use tokio::sync::Semaphore;
 
 use super::credentials::credential;
 use super::{Accepted, Delivery, EmailMessage, Provider, ProviderError};
@@ -74,8 +75,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const SEND_TIMEOUT: Duration = Duration::from_secs(30);
 /// Distinct SMTP configurations whose pools are kept.
 const MAX_TRANSPORTS: usize = 64;
-/// Open connections kept per configuration.
-const MAX_CONNECTIONS: u32 = 8;
+/// Connections per configuration: sends beyond this many at once wait for a pooled connection rather
+/// than opening more (lettre's pool only bounds idle ones), so a burst reuses connections.
+const MAX_CONNECTIONS: u32 = 16;
 /// A parked connection idle this long is closed.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// The longest raw reply kept.
@@ -108,8 +110,15 @@ pub(crate) struct Smtp {
 /// The pooled transports by configuration, with a use counter for least-recently-used eviction.
 #[derive(Default)]
 struct Transports {
-    by_key: HashMap<Key, (Transport, u64)>,
+    by_key: HashMap<Key, (Pooled, u64)>,
     uses: u64,
+}
+
+/// One configuration's transport and the permits that bound its sends in flight.
+#[derive(Clone)]
+struct Pooled {
+    transport: Transport,
+    in_flight: Arc<Semaphore>,
 }
 
 impl Smtp {
@@ -131,16 +140,17 @@ impl Smtp {
     }
 
     /// The pooled transport for `config`, created on first use.
-    fn transport(&self, config: &Config<'_>) -> Result<Transport, ProviderError> {
+    fn transport(&self, config: &Config<'_>) -> Result<Pooled, ProviderError> {
         let key = config.key();
         let mut transports = self.transports.lock().expect("the SMTP transports lock is not poisoned");
         transports.uses += 1;
         let now = transports.uses;
-        if let Some((transport, used)) = transports.by_key.get_mut(&key) {
+        if let Some((pooled, used)) = transports.by_key.get_mut(&key) {
             *used = now;
-            return Ok(transport.clone());
+            return Ok(pooled.clone());
         }
-        let transport = self.build(config)?;
+        let transport =
+            Pooled { transport: self.build(config)?, in_flight: Arc::new(Semaphore::new(MAX_CONNECTIONS as usize)) };
         if transports.by_key.len() >= MAX_TRANSPORTS {
             let oldest = transports.by_key.iter().min_by_key(|(_, (_, used))| *used).map(|(key, _)| *key);
             if let Some(oldest) = oldest {
@@ -193,8 +203,9 @@ impl Provider for Smtp {
         let email = EmailMessage::of(delivery)?;
         let message = mime(delivery, &email)?;
         let message_id = message.headers().get_raw("Message-ID").map(str::to_owned);
-        let transport = self.transport(&config)?;
-        let reply = match tokio::time::timeout(SEND_TIMEOUT, transport.send(message)).await {
+        let pooled = self.transport(&config)?;
+        let _permit = pooled.in_flight.acquire().await.expect("the semaphore is never closed");
+        let reply = match tokio::time::timeout(SEND_TIMEOUT, pooled.transport.send(message)).await {
             Ok(Ok(reply)) => reply,
             Ok(Err(err)) => return Err(sorted(&config, &err)),
             Err(_) => {
