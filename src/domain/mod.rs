@@ -1,7 +1,6 @@
 //! Business rules, below the gRPC layer: the REST and gRPC fronts both end up here.
 
 pub mod activity;
-pub mod delivery_status;
 pub mod integrations;
 pub mod messages;
 pub mod preferences;

@@ -4,6 +4,7 @@
 //! flow and what the job and message rows hold.
 
 pub mod clock;
+pub mod delivery_status;
 pub mod details;
 pub mod digest_windows;
 pub mod jobs;

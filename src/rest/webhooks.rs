@@ -1,6 +1,6 @@
 //! The public route providers post delivery status to. It carries no API key (the server mounts it
 //! outside authentication): the provider's signature is checked below, in
-//! `crate::domain::delivery_status`, which also records the events.
+//! `crate::engine::delivery_status`, which also records the events.
 
 use axum::body::Bytes;
 use axum::extract::{OriginalUri, Path, State};
@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::{json_response, RestResult};
 use crate::app::AppState;
-use crate::domain::delivery_status::{receive_delivery_status, InboundWebhook};
+use crate::engine::delivery_status::{receive_delivery_status, InboundWebhook};
 
 pub fn routes(state: AppState) -> Router {
     Router::new()

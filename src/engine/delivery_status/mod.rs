@@ -30,9 +30,9 @@ use diesel_async::AsyncPgConnection;
 use http::HeaderMap;
 use uuid::Uuid;
 
-use super::integrations::{get_integration, Integration};
-use super::tenancy::{get_environment, Tenant};
 use crate::crypto::CredentialCipher;
+use crate::domain::integrations::{get_integration, Integration};
+use crate::domain::tenancy::{get_environment, Tenant};
 use crate::error::{AppError, AppResult};
 
 /// A provider's post as Herald received it.
