@@ -15,6 +15,7 @@
 use reqwest::multipart::Form;
 use reqwest::StatusCode;
 
+use super::account::required;
 use super::credentials::credential;
 use super::endpoint::endpoint;
 use super::http::{fetch, noted, ErrorKind};
@@ -33,12 +34,8 @@ pub(crate) struct Mailgun {
 impl Provider for Mailgun {
     async fn send(&self, delivery: &Delivery) -> Result<Accepted, ProviderError> {
         let credentials = &delivery.credentials;
-        let required = |key: &str| {
-            credential(credentials, key)
-                .ok_or_else(|| ProviderError::misconfigured(format!("{ID} integration has no `{key}` credential")))
-        };
-        let api_key = required("apiKey")?;
-        let domain = required("domain")?;
+        let api_key = required(ID, credentials, "apiKey")?;
+        let domain = required(ID, credentials, "domain")?;
         if !domain.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-') {
             return Err(ProviderError::misconfigured(format!("{ID} `domain` credential is not a domain name")));
         }

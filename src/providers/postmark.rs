@@ -10,7 +10,7 @@
 
 use serde_json::{json, Value};
 
-use super::credentials::credential;
+use super::account::required;
 use super::endpoint::endpoint;
 use super::http::{fetch, noted};
 use super::registry::Http;
@@ -27,8 +27,7 @@ pub(crate) struct Postmark {
 impl Provider for Postmark {
     async fn send(&self, delivery: &Delivery) -> Result<Accepted, ProviderError> {
         let credentials = &delivery.credentials;
-        let api_key = credential(credentials, "apiKey")
-            .ok_or_else(|| ProviderError::misconfigured(format!("{ID} integration has no `apiKey` credential")))?;
+        let api_key = required(ID, credentials, "apiKey")?;
         let email = EmailMessage::of(delivery)?;
         let url = endpoint(ID, credentials, API, "/email", &self.http.settings)?;
         let request = self

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::credentials::credential;
+use super::account::required;
 use super::endpoint::endpoint;
 use super::http::fetch;
 use super::registry::Http;
@@ -22,8 +22,7 @@ pub(crate) struct Resend {
 impl Provider for Resend {
     async fn send(&self, delivery: &Delivery) -> Result<Accepted, ProviderError> {
         let credentials = &delivery.credentials;
-        let api_key = credential(credentials, "apiKey")
-            .ok_or_else(|| ProviderError::misconfigured(format!("{ID} integration has no `apiKey` credential")))?;
+        let api_key = required(ID, credentials, "apiKey")?;
         let email = EmailMessage::of(delivery)?;
         let url = endpoint(ID, credentials, API, "/emails", &self.http.settings)?;
         let mut body = json!({

@@ -13,6 +13,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::account::required;
 use super::credentials::credential;
 use super::endpoint::endpoint;
 use super::http::fetch;
@@ -30,8 +31,7 @@ pub(crate) struct Sendgrid {
 impl Provider for Sendgrid {
     async fn send(&self, delivery: &Delivery) -> Result<Accepted, ProviderError> {
         let credentials = &delivery.credentials;
-        let api_key = credential(credentials, "apiKey")
-            .ok_or_else(|| ProviderError::misconfigured(format!("{ID} integration has no `apiKey` credential")))?;
+        let api_key = required(ID, credentials, "apiKey")?;
         let email = EmailMessage::of(delivery)?;
         let url = endpoint(ID, credentials, API, "/v3/mail/send", &self.http.settings)?;
         let body = body(delivery, &email, credential(credentials, "ipPoolName"));

@@ -79,13 +79,19 @@ fn candidates<'a>(input: &StepInput<'a>, channel: Channel) -> Result<Vec<&'a Int
     if of_channel.is_empty() {
         return Err(format!("No active {} integration in this environment", channel.as_str()));
     }
-    let subscriber = input.subscriber().map_or(Value::Null, subscriber_view);
+    let unconditional = |conditions: &Value| conditions.is_null() || conditions.as_array().is_some_and(Vec::is_empty);
+    // The subscriber's JSON is built only when some integration has conditions to evaluate.
+    let subscriber = if of_channel.iter().all(|integration| unconditional(&integration.row.conditions)) {
+        Value::Null
+    } else {
+        input.subscriber().map_or(Value::Null, subscriber_view)
+    };
     let context = FilterContext { subscriber: &subscriber, payload: &job.payload };
     let mut matching: Vec<&Integration> = of_channel
         .into_iter()
         .filter(|integration| {
             let conditions = &integration.row.conditions;
-            conditions.is_null()
+            unconditional(conditions)
                 || parse_filters(conditions).is_ok_and(|filters| step_passes(&filters, &context).passed)
         })
         .collect();
