@@ -21,6 +21,11 @@ pub enum ProviderError {
     /// sender, a TLS or login failure. This integration cannot send anything; the next one may.
     #[error("the integration is misconfigured: {message}")]
     Misconfigured { message: String, raw: Option<String> },
+    /// The destination no longer exists: an uninstalled app's device token (FCM `UNREGISTERED`, APNs 410),
+    /// a deleted chat webhook (Slack 404/410, Discord 10015). Permanent for this destination, which the
+    /// engine removes from the subscriber's channel credentials so that no later message tries it.
+    #[error("{message}")]
+    DeadDestination { message: String, raw: Option<String> },
     /// A provider without an adapter (yet); as final for this integration as `Misconfigured`.
     #[error("provider `{provider_id}` is not supported yet")]
     Unsupported { provider_id: String },
@@ -37,6 +42,10 @@ impl ProviderError {
 
     pub fn misconfigured(message: impl Into<String>) -> Self {
         Self::Misconfigured { message: message.into(), raw: None }
+    }
+
+    pub fn dead_destination(message: impl Into<String>) -> Self {
+        Self::DeadDestination { message: message.into(), raw: None }
     }
 
     /// Whether the engine should retry (with backoff) rather than fail the step.
@@ -61,9 +70,10 @@ impl ProviderError {
     /// The provider's answer body (truncated), when there was one.
     pub fn raw(&self) -> Option<&str> {
         match self {
-            Self::Transient { raw, .. } | Self::Permanent { raw, .. } | Self::Misconfigured { raw, .. } => {
-                raw.as_deref()
-            }
+            Self::Transient { raw, .. }
+            | Self::Permanent { raw, .. }
+            | Self::Misconfigured { raw, .. }
+            | Self::DeadDestination { raw, .. } => raw.as_deref(),
             Self::Unsupported { .. } => None,
         }
     }

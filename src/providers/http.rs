@@ -74,6 +74,7 @@ impl HttpAnswer {
             }
             ErrorKind::Permanent => ProviderError::Permanent { message, raw },
             ErrorKind::Misconfigured => ProviderError::Misconfigured { message, raw },
+            ErrorKind::DeadDestination => ProviderError::DeadDestination { message, raw },
         }
     }
 
@@ -104,6 +105,8 @@ pub(crate) enum ErrorKind {
     Transient,
     Permanent,
     Misconfigured,
+    /// The device token or webhook is gone (see [`ProviderError::DeadDestination`]).
+    DeadDestination,
 }
 
 impl ErrorKind {
@@ -123,7 +126,8 @@ pub(crate) fn noted(mut err: ProviderError, note: &str) -> ProviderError {
     match &mut err {
         ProviderError::Transient { message, .. }
         | ProviderError::Permanent { message, .. }
-        | ProviderError::Misconfigured { message, .. } => {
+        | ProviderError::Misconfigured { message, .. }
+        | ProviderError::DeadDestination { message, .. } => {
             message.push_str(" (");
             message.push_str(note);
             message.push(')');

@@ -115,6 +115,9 @@ pub struct Destination {
     pub phone: Option<String>,
     /// The subscriber's own chat webhook (from its channel credentials); wins over the integration's.
     pub webhook_url: Option<String>,
+    /// The subscriber's chat channel (its channel credentials' `channel`): a Slack channel id for the bot
+    /// mode, a Mattermost channel override.
+    pub chat_channel: Option<String>,
     pub device_tokens: Vec<String>,
 }
 
@@ -178,8 +181,37 @@ pub struct Accepted {
     pub raw: Option<String>,
 }
 
+impl Delivery {
+    /// The same message for one of its device tokens.
+    pub fn to_device(&self, token: &str) -> Delivery {
+        let mut one = self.clone();
+        one.to.device_tokens = vec![token.to_owned()];
+        one
+    }
+}
+
+/// What the provider answered for one device token of a push message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceAnswer {
+    pub token: String,
+    pub answer: Result<Accepted, ProviderError>,
+}
+
 /// One delivery adapter.
 #[tonic::async_trait]
 pub trait Provider: Send + Sync {
+    /// Sends the message. A push message goes through [`Provider::send_each`] instead, which calls this
+    /// with one device token at a time unless the adapter sends them together.
     async fn send(&self, delivery: &Delivery) -> Result<Accepted, ProviderError>;
+
+    /// Sends a push message to each of its device tokens, each with its own answer, in the order of
+    /// `delivery.to.device_tokens`. By default one [`Provider::send`] per token, all at once (they share
+    /// the client's connections: one HTTP/2 connection multiplexes them); an adapter whose provider takes
+    /// many tokens in one request overrides it.
+    async fn send_each(&self, delivery: &Delivery) -> Vec<DeviceAnswer> {
+        let sends = delivery.to.device_tokens.iter().map(|token| async move {
+            DeviceAnswer { token: token.clone(), answer: self.send(&delivery.to_device(token)).await }
+        });
+        futures_util::future::join_all(sends).await
+    }
 }

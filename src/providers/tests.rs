@@ -29,6 +29,7 @@ pub(super) fn delivery(provider_id: &str, credentials: Value) -> Delivery {
             email: Some("ada@example.com".to_owned()),
             phone: Some("+15550100".to_owned()),
             webhook_url: None,
+            chat_channel: None,
             device_tokens: vec!["token-a".to_owned(), "token-b".to_owned()],
         },
         subject: Some("Welcome".to_owned()),

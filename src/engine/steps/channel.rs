@@ -229,6 +229,7 @@ fn record_answer(
         let error_id = match error {
             ProviderError::Unsupported { .. } => "unsupported_provider",
             ProviderError::Misconfigured { .. } => "integration_misconfigured",
+            ProviderError::DeadDestination { .. } => "dead_destination",
             ProviderError::Transient { .. } | ProviderError::Permanent { .. } => "provider_error",
         };
         let mut outcome = Outcome::failed(job, error.to_string()).detail(failed_detail(DetailStatus::Failed, detail));
@@ -270,6 +271,7 @@ fn destination_of(subscriber: Option<&Subscriber>, channel: Channel, integration
         Channel::Sms => Destination { phone: subscriber.phone.clone(), ..Default::default() },
         Channel::Chat => Destination {
             webhook_url: setting.and_then(|setting| setting.credentials.webhook_url.clone()),
+            chat_channel: setting.and_then(|setting| setting.credentials.channel.clone()),
             ..Default::default()
         },
         Channel::Push => Destination {

@@ -30,6 +30,7 @@ pub fn delivery(provider_id: &str, channel: Channel, credentials: Value) -> Deli
             email: Some("ada@example.com".to_owned()),
             phone: Some("+15550100".to_owned()),
             webhook_url: None,
+            chat_channel: None,
             device_tokens: Vec::new(),
         },
         subject: Some("Your order shipped".to_owned()),
