@@ -1,15 +1,15 @@
 //! `push-webhook`: the rendered push notification and the subscriber's device tokens as JSON to the
 //! integration's `webhookUrl`, for a receiver that fans it out to the devices.
 //!
-//! Body: `{deviceTokens, title, content, messageId, transactionId, payload, overrides}`. Provider message
-//! id: `id` of a JSON answer.
+//! Body: `{deviceTokens, title, content, messageId, transactionId, payload, overrides}`: one post for all the
+//! subscriber's tokens, whose answer counts for each of them. Provider message id: `id` of a JSON answer.
 
 use reqwest::Client;
 use serde_json::json;
 
 use super::credentials::required_url;
 use super::signed_post::SignedPost;
-use super::{Accepted, Delivery, Provider, ProviderError};
+use super::{Accepted, Delivery, DeviceAnswer, Provider, ProviderError};
 
 const ID: &str = "push-webhook";
 
@@ -36,5 +36,12 @@ impl Provider for PushWebhook {
         });
         let answer = SignedPost::new(ID, delivery, url, &body).send(&self.client).await?;
         Ok(answer.accepted("id"))
+    }
+
+    /// One post carries every token (the receiver fans out), so its one answer is each token's.
+    async fn send_each(&self, delivery: &Delivery) -> Vec<DeviceAnswer> {
+        let answer = self.send(delivery).await;
+        let tokens = delivery.to.device_tokens.iter();
+        tokens.map(|token| DeviceAnswer { token: token.clone(), answer: answer.clone() }).collect()
     }
 }

@@ -3,11 +3,13 @@
 
 mod channels;
 mod credentials;
+mod dead_destinations;
 mod profile;
 mod search;
 
 pub use channels::{credential_providers, ChannelCredentials, ChannelSetting, MAX_DEVICE_TOKENS};
 pub use credentials::{upsert_credentials, CredentialsUpdate};
+pub use dead_destinations::{remove_dead_destinations, DeadDestination, DeadKind};
 pub(crate) use profile::validate_profile_at;
 pub use profile::{
     create_subscriber, delete_subscriber, update_subscriber, NewSubscriber, Patch, ProfilePatch,

@@ -11,20 +11,21 @@ use uuid::Uuid;
 use std::time::Duration;
 
 use super::delivery::{self, Prepared};
+use super::device_answers;
 use super::integration_choice::{self, Choice};
 use super::message::{MessageStatus, MessageUpdate, NewMessage};
 use super::{content, DeliveryUpdate, Outcome, StepInput};
 use crate::domain::integrations::Integration;
-use crate::domain::subscribers::Subscriber;
+use crate::domain::subscribers::{DeadDestination, DeadKind, Subscriber};
 use crate::engine::details::{Detail, DetailSource, DetailStatus};
 use crate::engine::jobs::Job;
 use crate::engine::runtime::WorkerShared;
 pub use crate::providers::Channel;
+use crate::providers::{retry_delay, Accepted, Delivery, Destination, ProviderError};
 
 /// The longest wait a provider's `Retry-After` can impose before a retry; the job's lease and the
 /// notification's timeliness matter more than a provider's hour-long hint.
 const MAX_RETRY_WAIT: Duration = Duration::from_secs(15 * 60);
-use crate::providers::{retry_delay, Accepted, Delivery, Destination, ProviderError};
 
 pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel) -> Outcome {
     let job = input.job;
@@ -49,7 +50,8 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel)
     };
 
     let subscriber = input.subscriber();
-    let recipient = destination_of(subscriber, channel, integration);
+    let (mut recipient, entry) = destination_of(subscriber, channel, integration);
+    recipient.device_tokens.retain(|token| !device_answers::finished(job, token));
     let content = match content::render(channel.step_kind(), job.step.controls(), &input.render_context()) {
         Ok(content) => content,
         Err(error) => {
@@ -139,30 +141,60 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel)
         payload: job.payload.clone(),
         overrides: job.overrides.clone(),
     };
-    let answer = match shared.providers.get(&provider_id) {
-        Ok(provider) => provider.send(&delivery).await,
-        Err(unsupported) => Err(unsupported),
+    let owner = subscriber.zip(entry).map(|(subscriber, entry)| Owner { subscriber: subscriber.id, entry });
+    let attempt = Attempt { delivery_id, message_id, integration, next, owner };
+    let provider = match shared.providers.get(&provider_id) {
+        Ok(provider) => provider,
+        Err(unsupported) => return with_provider(record_answer(input, job, attempt, Err(unsupported))),
     };
-    let attempt = Attempt { delivery_id, message_id, integration, next };
-    with_provider(record_answer(input, job, attempt, answer))
+    let outcome = if channel == Channel::Push {
+        device_answers::record(input, job, attempt, provider.send_each(&delivery).await)
+    } else {
+        // Only the subscriber's own webhook can be dead: the integration's is the operator's to fix.
+        let owner_of_webhook = attempt.owner.filter(|_| delivery.to.webhook_url.is_some());
+        let attempt = Attempt { owner: owner_of_webhook, ..attempt };
+        record_answer(input, job, attempt, provider.send(&delivery).await)
+    };
+    with_provider(outcome)
 }
 
-/// One provider call of a job: its delivery record, its message, the integration it went through and the
-/// one to fail over to.
-struct Attempt<'a> {
-    delivery_id: Uuid,
-    message_id: Uuid,
-    integration: &'a Integration,
-    next: Option<&'a Integration>,
+/// The subscriber's channel entry a destination came from: where a dead one is removed.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Owner {
+    pub(super) subscriber: Uuid,
+    /// The entry's `_integrationId`.
+    pub(super) entry: Uuid,
 }
 
-fn record_answer(
+/// One provider call of a job: its delivery record, its message, the integration it went through, the
+/// one to fail over to, and the subscriber's entry that named the destination.
+#[derive(Clone, Copy)]
+pub(super) struct Attempt<'a> {
+    pub(super) delivery_id: Uuid,
+    pub(super) message_id: Uuid,
+    pub(super) integration: &'a Integration,
+    pub(super) next: Option<&'a Integration>,
+    pub(super) owner: Option<Owner>,
+}
+
+/// How long to wait before retrying after `error`: the backoff or the provider's `Retry-After`,
+/// whichever is longer, capped.
+pub(super) fn retry_wait(job: &Job, error: &ProviderError) -> Duration {
+    retry_delay(job.attempts as u32).max(error.retry_after().unwrap_or_default()).min(MAX_RETRY_WAIT)
+}
+
+/// `Provider (integration)` as details name it.
+pub(super) fn integration_name(integration: &Integration) -> String {
+    format!("{} ({})", integration.row.identifier, integration.row.provider_id)
+}
+
+pub(super) fn record_answer(
     input: &StepInput<'_>,
     job: &Job,
     attempt: Attempt<'_>,
     answer: Result<Accepted, ProviderError>,
 ) -> Outcome {
-    let Attempt { delivery_id, message_id, integration, next } = attempt;
+    let Attempt { delivery_id, message_id, integration, next, owner } = attempt;
     let provider_id = Some(integration.row.provider_id.clone());
     let error = match answer {
         Ok(accepted) => {
@@ -199,9 +231,9 @@ fn record_answer(
     let failed_detail =
         |status, text: String| Detail::new(job, status, DetailSource::Credentials, text).with_raw(raw.clone());
     let attempts_left = job.attempts < job.max_attempts;
-    let integration_name = format!("{} ({})", integration.row.identifier, integration.row.provider_id);
+    let integration_name = integration_name(integration);
     let mut outcome = if error.is_transient() && attempts_left {
-        let wait = retry_delay(job.attempts as u32).max(error.retry_after().unwrap_or_default()).min(MAX_RETRY_WAIT);
+        let wait = retry_wait(job, &error);
         let retry_at = input.now + TimeDelta::from_std(wait).unwrap_or_default();
         let detail = format!(
             "Provider error, retrying in {} s (attempt {} of {} through {integration_name}): {error}",
@@ -243,6 +275,18 @@ fn record_answer(
             provider_message_id: None,
         });
         outcome.result = Some(json!({ "messageId": message_id, "status": "error" }));
+        if let (ProviderError::DeadDestination { .. }, Some(owner)) = (&error, owner) {
+            outcome.dead_destinations.push(DeadDestination {
+                subscriber: owner.subscriber,
+                integration_id: owner.entry,
+                what: DeadKind::WebhookUrl,
+            });
+            let detail = format!(
+                "The subscriber's {} webhook URL is gone; removed from their channel credentials",
+                integration.row.provider_id
+            );
+            outcome = outcome.detail(Detail::new(job, DetailStatus::Warning, DetailSource::Credentials, detail));
+        }
         outcome
     };
     outcome.delivery_update = Some(DeliveryUpdate {
@@ -255,9 +299,14 @@ fn record_answer(
     outcome
 }
 
-/// Where the subscriber receives `channel` messages of `integration`'s provider.
-fn destination_of(subscriber: Option<&Subscriber>, channel: Channel, integration: &Integration) -> Destination {
-    let Some(subscriber) = subscriber else { return Destination::default() };
+/// Where the subscriber receives `channel` messages of `integration`'s provider, and the `_integrationId` of
+/// the channel entry that said so (chat and push).
+fn destination_of(
+    subscriber: Option<&Subscriber>,
+    channel: Channel,
+    integration: &Integration,
+) -> (Destination, Option<Uuid>) {
+    let Some(subscriber) = subscriber else { return (Destination::default(), None) };
     let settings = subscriber.channel_settings().unwrap_or_default();
     let setting = settings.iter().find(|setting| {
         setting.provider_id == integration.row.provider_id
@@ -266,7 +315,7 @@ fn destination_of(subscriber: Option<&Subscriber>, channel: Channel, integration
                 .as_ref()
                 .is_none_or(|identifier| *identifier == integration.row.identifier)
     });
-    match channel {
+    let destination = match channel {
         Channel::Email => Destination { email: subscriber.email.clone(), ..Default::default() },
         Channel::Sms => Destination { phone: subscriber.phone.clone(), ..Default::default() },
         Channel::Chat => Destination {
@@ -278,7 +327,8 @@ fn destination_of(subscriber: Option<&Subscriber>, channel: Channel, integration
             device_tokens: setting.map(|setting| setting.credentials.device_tokens.clone()).unwrap_or_default(),
             ..Default::default()
         },
-    }
+    };
+    (destination, setting.map(|setting| setting.integration_id))
 }
 
 /// Why the subscriber cannot be reached on `channel`, as (errorId, errorText), if they cannot.

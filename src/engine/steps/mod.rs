@@ -8,6 +8,7 @@ pub mod context;
 mod custom;
 mod delay;
 mod delivery;
+mod device_answers;
 mod digest;
 mod email_body;
 mod in_app;
@@ -25,7 +26,7 @@ use super::jobs::Job;
 use super::render::RenderContext;
 use super::runtime::WorkerShared;
 use crate::domain::preferences::{resolve_channel, PreferenceSource, WorkflowDefaults};
-use crate::domain::subscribers::Subscriber;
+use crate::domain::subscribers::{DeadDestination, Subscriber};
 use crate::domain::workflows::WorkflowRow;
 use crate::workflow::filters::{step_passes, FilterContext};
 use crate::workflow::{JobKind, JobStatus, StepKind};
@@ -75,6 +76,8 @@ pub struct Outcome {
     /// The job's new attempt count (0 when it fails over to another integration, whose tries count
     /// afresh).
     pub attempts: Option<i32>,
+    /// Device tokens and webhooks the provider said are gone, to remove from the subscriber.
+    pub dead_destinations: Vec<DeadDestination>,
 }
 
 impl Outcome {
@@ -97,6 +100,7 @@ impl Outcome {
             digested_into: None,
             schedule_extensions: None,
             attempts: None,
+            dead_destinations: Vec::new(),
         }
     }
 

@@ -14,6 +14,7 @@ use uuid::Uuid;
 use super::WorkerShared;
 use crate::db::batch::{update_by_pairs, update_from_records};
 use crate::db::schema::{jobs, messages};
+use crate::domain::subscribers::{remove_dead_destinations, DeadDestination};
 use crate::engine::details::{insert_details, Detail, DetailStatus};
 use crate::engine::digest_windows::{self, Merge};
 use crate::engine::jobs::{lock_leased, Job};
@@ -55,6 +56,9 @@ pub async fn commit_outcomes(
                     .await?;
             }
             write_message_updates(conn, &outcomes, now).await?;
+            let dead: Vec<DeadDestination> =
+                outcomes.iter().flat_map(|outcome| outcome.dead_destinations.iter().cloned()).collect();
+            remove_dead_destinations(conn, &dead, now).await?;
             let merges = digest_windows::resolve_arrivals(conn, &mut outcomes).await?;
             write_jobs(conn, &outcomes, now).await?;
 
