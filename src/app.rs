@@ -1,8 +1,11 @@
 //! What a running Herald shares: the state every handler holds ([`AppState`]) and the limits both
 //! transports apply. `crate::startup` wires a whole process around it.
 
+use std::sync::Arc;
+
 use crate::crypto::CredentialCipher;
 use crate::db::{DbConn, DbPool};
+use crate::engine::delivery_status::SnsCertificates;
 use crate::engine::EngineContext;
 use crate::error::AppError;
 
@@ -19,6 +22,8 @@ pub struct AppState {
     pub engine: EngineContext,
     /// `HERALD_PUBLIC_URL`: where providers reach this server (delivery-status webhooks).
     pub public_url: Option<url::Url>,
+    /// Amazon SNS's signing certificates (SES delivery events), fetched once per process.
+    pub sns_certificates: Arc<SnsCertificates>,
 }
 
 impl AppState {

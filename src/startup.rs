@@ -11,8 +11,10 @@ use tokio::task::JoinHandle;
 use crate::app::AppState;
 use crate::crypto::CredentialCipher;
 use crate::db::DbPool;
+use crate::engine::delivery_status::SnsCertificates;
 use crate::engine::worker::{run_workers, WorkerSettings, WorkerShared};
 use crate::engine::{Clock, EngineContext};
+use crate::providers::ProviderSettings;
 use crate::server;
 
 /// What a process runs.
@@ -30,6 +32,9 @@ pub struct StartOptions {
     pub extra_rest_routes: Router,
     /// `HERALD_PUBLIC_URL`, for verifying delivery-status webhooks signed over their URL.
     pub public_url: Option<url::Url>,
+    /// What the operator allows of provider endpoints (the API process checks SNS certificate hosts
+    /// by the same rule as the workers' adapters).
+    pub provider_settings: ProviderSettings,
 }
 
 /// A started process; [`shutdown`](Self::shutdown) stops it in order.
@@ -42,7 +47,8 @@ pub struct Running {
 
 /// Starts the engine context, then the workers and the server that `options` ask for.
 pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
-    let StartOptions { pool, cipher, clock, listener, workers, extra_rest_routes, public_url } = options;
+    let StartOptions { pool, cipher, clock, listener, workers, extra_rest_routes, public_url, provider_settings } =
+        options;
     let engine = EngineContext::start(&pool, clock).await?;
     let (stop_workers, stop) = watch::channel(false);
     let workers = workers.map(|settings| {
@@ -54,7 +60,8 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
     let server = match listener {
         Some(listener) => {
             tracing::info!(addr = %listener.local_addr()?, "Herald is serving REST and gRPC");
-            let state = AppState { pool, cipher, engine, public_url };
+            let sns_certificates = Arc::new(SnsCertificates::new(provider_settings));
+            let state = AppState { pool, cipher, engine, public_url, sns_certificates };
             let router = server::router(state, extra_rest_routes);
             let shutdown = async move {
                 let _ = stopped.wait_for(|stop| *stop).await;

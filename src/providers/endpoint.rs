@@ -33,6 +33,15 @@ pub(crate) fn endpoint(
     base.join(path).map_err(|_| ProviderError::permanent(format!("{provider_id}: `{path}` is not a valid path")))
 }
 
+/// The integration's `baseUrl`, checked as [`endpoint`] checks it; `None` when it has none.
+pub(crate) fn integration_base(
+    provider_id: &str,
+    credentials: &Value,
+    settings: &ProviderSettings,
+) -> Result<Option<Url>, ProviderError> {
+    credential(credentials, "baseUrl").map(|base| checked_base(provider_id, base, settings)).transpose()
+}
+
 fn checked_base(provider_id: &str, base: &str, settings: &ProviderSettings) -> Result<Url, ProviderError> {
     let invalid = |why: &str| ProviderError::misconfigured(format!("{provider_id} baseUrl {why}"));
     let url = Url::parse(base).map_err(|_| invalid("is not a valid URL"))?;

@@ -75,6 +75,7 @@ use uuid::Uuid;
 
 use crate::workflow::StepKind;
 
+pub(crate) use endpoint::integration_base;
 pub use endpoint::ProviderSettings;
 pub use error::ProviderError;
 pub use message::{EmailMessage, Mailbox, SmsMessage};

@@ -32,8 +32,16 @@ async fn receive_status_webhook(
     let webhook = InboundWebhook { url, headers, body: body.to_vec() };
     let mut conn = state.connection().await?;
     let now = state.engine.clock.now();
-    let receipt =
-        receive_delivery_status(&mut conn, &state.cipher, &environment_id, &integration_id, webhook, now).await?;
+    let receipt = receive_delivery_status(
+        &mut conn,
+        &state.cipher,
+        &state.sns_certificates,
+        &environment_id,
+        &integration_id,
+        webhook,
+        now,
+    )
+    .await?;
     Ok(json_response(StatusCode::OK, &json!({"received": receipt.events, "recorded": receipt.recorded})))
 }
 

@@ -73,6 +73,7 @@ impl TestServer {
             workers: with_workers.then_some(settings),
             extra_rest_routes,
             public_url: None,
+            provider_settings: herald::providers::ProviderSettings::default(),
         })
         .await
         .expect("Herald starts");

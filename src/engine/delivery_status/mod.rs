@@ -11,6 +11,7 @@
 //! | `resend` | Svix: HMAC-SHA256 over `id.timestamp.body` | `secretKey` credential: the endpoint's `whsec_…` secret |
 //! | `twilio` | HMAC-SHA1 over the URL and the sorted form fields | `token` credential: the account's auth token |
 //! | `postmark` | none of its own: HTTP Basic credentials in the webhook URL | the integration's `inboundWebhookSigningKey` as the password |
+//! | `ses` | Amazon SNS: RSA (SHA-1 or SHA-256) by an Amazon certificate named in the post | none: the certificate's host is checked (see `sns`) |
 //!
 //! Refusals: an unknown (or deleted) environment or integration is a 404; an unsigned, wrongly
 //! signed or stale post (a timestamp more than five minutes off, where the scheme has one) a 401; a
@@ -22,8 +23,12 @@ mod mailgun;
 mod postmark;
 mod resend;
 mod sendgrid;
+mod ses;
 mod signing;
+mod sns;
 mod twilio;
+
+pub use sns::SnsCertificates;
 
 use chrono::{DateTime, Utc};
 use diesel_async::AsyncPgConnection;
@@ -94,6 +99,7 @@ pub struct Receipt {
 pub async fn receive_delivery_status(
     conn: &mut AsyncPgConnection,
     cipher: &CredentialCipher,
+    sns: &SnsCertificates,
     environment_id: &str,
     integration_id: &str,
     webhook: InboundWebhook,
@@ -106,6 +112,7 @@ pub async fn receive_delivery_status(
         "resend" => resend::read(&webhook, &integration, now)?,
         "twilio" => twilio::read(&webhook, &integration)?,
         "postmark" => postmark::read(&webhook, &integration)?,
+        "ses" => ses::read(sns.verify(&webhook, &integration).await?)?,
         other => {
             return Err(AppError::NotFound(format!(
                 "Integration {integration_id} ({other}) has no delivery-status webhook"

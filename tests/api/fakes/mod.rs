@@ -13,6 +13,7 @@ pub mod sendgrid;
 pub mod ses;
 pub mod smtp;
 pub mod sns;
+pub mod sns_topic;
 pub mod twilio;
 
 use std::collections::VecDeque;

@@ -2,6 +2,7 @@
 //! (https://docs.aws.amazon.com/ses/latest/APIReference-V2/API_SendEmail.html): SigV4 for service `ses`
 //! (checked by [`super::aws`]), JSON with `Content` and a destination; `200 {"MessageId"}`. Errors name
 //! their type in `x-amzn-ErrorType` (AWS's own refusals with a `:url` suffix) and carry `{"message"}`.
+//! The same origin serves the SNS topic that carries SES's events back (see [`super::sns_topic`]).
 
 use serde_json::{json, Value};
 
@@ -50,6 +51,9 @@ fn refused(refusal: Refusal) -> FakeAnswer {
 }
 
 fn check(request: &Recorded) -> Option<FakeAnswer> {
+    if let Some(answer) = super::sns_topic::serve(request) {
+        return Some(answer);
+    }
     if request.method != "POST" || request.path != "/v2/email/outbound-emails" {
         return Some(error(404, "UnknownOperationException", ""));
     }

@@ -6,6 +6,7 @@ mod mailgun;
 mod postmark;
 mod resend;
 mod sendgrid;
+mod ses;
 mod twilio;
 
 // The engine tests' helpers (workflows, triggers, waiting, reading events and messages), used as they
