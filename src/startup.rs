@@ -51,7 +51,9 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
         options;
     let engine = EngineContext::start(&pool, clock).await?;
     let (stop_workers, stop) = watch::channel(false);
-    let workers = workers.map(|settings| {
+    let workers = workers.map(|mut settings| {
+        // One setting for both ends of a status webhook: the URL providers are told, and checked against.
+        settings.public_url = public_url.clone();
         let shared = WorkerShared::new(pool.clone(), cipher.clone(), engine.clone(), settings);
         tracing::info!(owner = %shared.owner, "workers started");
         tokio::spawn(run_workers(Arc::new(shared), stop))

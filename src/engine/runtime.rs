@@ -22,6 +22,8 @@ pub struct WorkerSettings {
     pub poll_interval: Duration,
     /// What provider adapters may do.
     pub providers: ProviderSettings,
+    /// `HERALD_PUBLIC_URL`: where providers reach Herald's status webhooks (per-message callbacks).
+    pub public_url: Option<url::Url>,
 }
 
 impl From<&crate::config::EngineSettings> for WorkerSettings {
@@ -32,6 +34,7 @@ impl From<&crate::config::EngineSettings> for WorkerSettings {
             lease: Duration::from_secs(settings.job_lease_secs),
             poll_interval: Duration::from_millis(settings.worker_poll_ms),
             providers: ProviderSettings { allow_plain_http: settings.provider_allow_http },
+            public_url: None,
         }
     }
 }
@@ -44,6 +47,7 @@ impl Default for WorkerSettings {
             lease: Duration::from_secs(60),
             poll_interval: Duration::from_secs(1),
             providers: ProviderSettings::default(),
+            public_url: None,
         }
     }
 }

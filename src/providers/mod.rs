@@ -148,6 +148,9 @@ pub struct Delivery {
     pub payload: Value,
     /// Provider overrides from the trigger; may be `{}`.
     pub overrides: Value,
+    /// Herald's delivery-status webhook for the integration, when `HERALD_PUBLIC_URL` says where
+    /// providers reach Herald; for providers that take a callback per message (Twilio).
+    pub status_callback_url: Option<String>,
 }
 
 // By hand so that a logged delivery never shows the integration's secrets.
@@ -169,6 +172,7 @@ impl fmt::Debug for Delivery {
             .field("subscriber_id", &self.subscriber_id)
             .field("payload", &self.payload)
             .field("overrides", &self.overrides)
+            .field("status_callback_url", &self.status_callback_url)
             .finish()
     }
 }

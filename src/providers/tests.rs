@@ -41,6 +41,7 @@ pub(super) fn delivery(provider_id: &str, credentials: Value) -> Delivery {
         subscriber_id: "ada".to_owned(),
         payload: json!({"plan": "pro"}),
         overrides: json!({}),
+        status_callback_url: None,
     }
 }
 

@@ -39,15 +39,21 @@ impl TestServer {
 
     /// Starts Herald with `extra_rest_routes` mounted beside the real ones (to provoke failures).
     pub async fn start_with(extra_rest_routes: Router) -> Self {
-        Self::start_full(extra_rest_routes, true).await
+        Self::start_full(extra_rest_routes, true, false).await
+    }
+
+    /// Starts Herald with `HERALD_PUBLIC_URL` set to its own address, as a deployment that tells
+    /// providers where to post delivery status.
+    pub async fn start_public() -> Self {
+        Self::start_full(Router::new(), true, true).await
     }
 
     /// Starts the API without workers (`--role api`): triggered jobs stay where the trigger left them.
     pub async fn start_api_only() -> Self {
-        Self::start_full(Router::new(), false).await
+        Self::start_full(Router::new(), false, false).await
     }
 
-    async fn start_full(extra_rest_routes: Router, with_workers: bool) -> Self {
+    async fn start_full(extra_rest_routes: Router, with_workers: bool, public: bool) -> Self {
         let database_url = fresh_schema_url().await;
         run_migrations(&database_url).await.expect("migrations apply");
         let pool = build_pool(&database_url, 8).expect("pool");
@@ -64,6 +70,7 @@ impl TestServer {
             lease: Duration::from_secs(30),
             poll_interval: Duration::from_millis(200),
             providers: Default::default(),
+            public_url: None,
         };
         let running = startup::start(StartOptions {
             pool: pool.clone(),
@@ -72,7 +79,7 @@ impl TestServer {
             listener: Some(listener),
             workers: with_workers.then_some(settings),
             extra_rest_routes,
-            public_url: None,
+            public_url: public.then(|| format!("http://{addr}").parse().expect("a URL")),
             provider_settings: herald::providers::ProviderSettings::default(),
         })
         .await

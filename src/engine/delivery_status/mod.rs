@@ -40,6 +40,13 @@ use crate::domain::integrations::{get_integration, Integration};
 use crate::domain::tenancy::{get_environment, Tenant};
 use crate::error::{AppError, AppResult};
 
+/// Where providers post the delivery status of messages sent through `integration_id`, under
+/// `public_url` (`HERALD_PUBLIC_URL`, which may carry a path prefix).
+pub fn status_webhook_url(public_url: &url::Url, environment_id: Uuid, integration_id: Uuid) -> String {
+    let base = public_url.as_str().trim_end_matches('/');
+    format!("{base}/v1/webhooks/{environment_id}/{integration_id}")
+}
+
 /// A provider's post as Herald received it.
 #[derive(Debug, Clone)]
 pub struct InboundWebhook {

@@ -17,6 +17,7 @@ use super::message::{MessageStatus, MessageUpdate, NewMessage};
 use super::{content, DeliveryUpdate, Outcome, StepInput};
 use crate::domain::integrations::Integration;
 use crate::domain::subscribers::{DeadDestination, DeadKind, Subscriber};
+use crate::engine::delivery_status::status_webhook_url;
 use crate::engine::details::{Detail, DetailSource, DetailStatus};
 use crate::engine::jobs::Job;
 use crate::engine::runtime::WorkerShared;
@@ -140,6 +141,11 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel)
         subscriber_id: subscriber.map(|subscriber| subscriber.subscriber_id.clone()).unwrap_or_default(),
         payload: job.payload.clone(),
         overrides: job.overrides.clone(),
+        status_callback_url: shared
+            .settings
+            .public_url
+            .as_ref()
+            .map(|base| status_webhook_url(base, job.environment_id, integration.row.id)),
     };
     let owner = subscriber.zip(entry).map(|(subscriber, entry)| Owner { subscriber: subscriber.id, entry });
     let attempt = Attempt { delivery_id, message_id, integration, next, owner };

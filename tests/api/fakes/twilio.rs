@@ -1,6 +1,7 @@
 //! Twilio's `POST /2010-04-01/Accounts/{AccountSid}/Messages.json`
 //! (https://www.twilio.com/docs/messaging/api/message-resource#create-a-message-resource): Basic
-//! `AccountSid:AuthToken`, a form body with `To`, `From` or `MessagingServiceSid`, and `Body`; `201` with
+//! `AccountSid:AuthToken`, a form body with `To`, `From` or `MessagingServiceSid`, `Body` and an optional
+//! `StatusCallback` URL (21609 when it is not one); `201` with
 //! the message resource; errors `{"code", "message", "more_info", "status"}`.
 
 use serde_json::json;
@@ -79,6 +80,11 @@ fn check(request: &Recorded) -> Option<FakeAnswer> {
     }
     if form("Body").is_none() && form("MediaUrl").is_none() {
         return Some(error(400, 21602, "Message body is required."));
+    }
+    if let Some(callback) = form("StatusCallback") {
+        if url::Url::parse(&callback).map_or(true, |url| !matches!(url.scheme(), "http" | "https")) {
+            return Some(error(400, 21609, &format!("Invalid StatusCallback URL: {callback}")));
+        }
     }
     let digits = to.strip_prefix('+').unwrap_or(&to);
     if digits.len() < 6 || !digits.bytes().all(|byte| byte.is_ascii_digit()) {

@@ -42,6 +42,7 @@ pub fn delivery(provider_id: &str, channel: Channel, credentials: Value) -> Deli
         subscriber_id: "ada".to_owned(),
         payload: json!({"orderId": "A-1"}),
         overrides: json!({}),
+        status_callback_url: None,
     }
 }
 

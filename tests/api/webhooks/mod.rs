@@ -79,7 +79,7 @@ pub async fn message(server: &TestServer, transaction_id: &str) -> Value {
 
 /// The details the status webhook added (source `Webhook`), as `"<status>: <detail>"`, oldest first.
 pub async fn webhook_details(server: &TestServer, transaction_id: &str) -> Vec<String> {
-    email_details(server, transaction_id)
+    message_job_details(server, transaction_id)
         .await
         .iter()
         .filter(|detail| detail["source"] == "Webhook")
@@ -87,10 +87,15 @@ pub async fn webhook_details(server: &TestServer, transaction_id: &str) -> Vec<S
         .collect()
 }
 
-/// The execution details of the transaction's email job, oldest first.
-async fn email_details(server: &TestServer, transaction_id: &str) -> Vec<Value> {
+/// The execution details of the transaction's email or SMS job, oldest first.
+async fn message_job_details(server: &TestServer, transaction_id: &str) -> Vec<Value> {
     let event = &events_of(server, transaction_id).await[0];
-    job(event, "email")["executionDetails"].as_array().unwrap().clone()
+    let channel = if has_job(event, "sms") { "sms" } else { "email" };
+    job(event, channel)["executionDetails"].as_array().unwrap().clone()
+}
+
+fn has_job(event: &Value, step_type: &str) -> bool {
+    event["jobs"].as_array().into_iter().flatten().any(|job| job["type"] == step_type)
 }
 
 /// `[status, errorId, errorText]` of the transaction's message.
@@ -134,7 +139,7 @@ pub async fn assert_all_refused(server: &TestServer, sent: &Sent, cases: Vec<(&s
 
 /// What a refused post must leave alone: the message as the API shows it and every detail.
 pub async fn snapshot(server: &TestServer, transaction_id: &str) -> (Value, Vec<Value>) {
-    (message(server, transaction_id).await, email_details(server, transaction_id).await)
+    (message(server, transaction_id).await, message_job_details(server, transaction_id).await)
 }
 
 pub fn assert_error_shape(body: &Value, status: u16, reason: &str, path: &str) {
@@ -175,7 +180,8 @@ async fn unknown_environments_unknown_or_deleted_integrations_and_providers_with
     )
     .await;
     let resend_id = resend["_id"].as_str().unwrap();
-    let ses = create_integration(&server, json!({"providerId": "ses", "channel": "email", "identifier": "ses"})).await;
+    let plivo =
+        create_integration(&server, json!({"providerId": "plivo", "channel": "sms", "identifier": "plivo"})).await;
     let (other_environment, _) = server.other_environment("production").await;
     let unknown = uuid::Uuid::now_v7();
 
@@ -187,8 +193,8 @@ async fn unknown_environments_unknown_or_deleted_integrations_and_providers_with
         (format!("/v1/webhooks/not-an-id/{resend_id}"), "not-an-id".to_string()),
         (format!("/v1/webhooks/{environment}/{unknown}"), unknown.to_string()),
         (format!("/v1/webhooks/{environment}/{resend_id}"), resend_id.to_string()),
-        (format!("/v1/webhooks/{other_environment}/{}", ses["_id"].as_str().unwrap()), ses["_id"].to_string()),
-        (format!("/v1/webhooks/{environment}/{}", ses["_id"].as_str().unwrap()), ses["_id"].to_string()),
+        (format!("/v1/webhooks/{other_environment}/{}", plivo["_id"].as_str().unwrap()), plivo["_id"].to_string()),
+        (format!("/v1/webhooks/{environment}/{}", plivo["_id"].as_str().unwrap()), plivo["_id"].to_string()),
     ] {
         let response = http_client().post(server.url(&path)).json(&json!({})).send().await.unwrap();
         let (status, body) = read_json(response).await;

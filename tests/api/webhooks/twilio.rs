@@ -1,61 +1,55 @@
 //! Twilio's SMS status callbacks: a form signed in `X-Twilio-Signature` (base64 HMAC-SHA1 of the URL
-//! Twilio called plus the sorted fields) with the auth token, the `token` credential. Without
-//! `HERALD_PUBLIC_URL` the URL is rebuilt from the `Host` the request carries.
-//!
-//! The Twilio adapter is written on another branch, so the message here is an email sent through
-//! Resend's fake, then made to look like one Twilio accepted (provider `twilio`, its `SM…` sid).
+//! Twilio called plus the sorted fields) with the auth token, the `token` credential. The SMS goes out
+//! through Twilio's fake with `StatusCallback` set from `HERALD_PUBLIC_URL` (the test server's own
+//! address), and the callbacks are signed over exactly that URL, as Twilio signs them.
 
 use base64::Engine;
 use ring::hmac;
 use serde_json::json;
 
 use super::*;
-use crate::fakes::resend;
+use crate::engine::fixtures::wait_until_settled;
+use crate::fakes::twilio::{self, ACCOUNT_SID, AUTH_TOKEN};
 
-const AUTH_TOKEN: &str = "f0e1d2c3b4a5968778695a4b3c2d1e0f";
-const SID: &str = "SM0123456789abcdef0123456789abcdef";
-
-/// A message Herald sent "through Twilio", and the Twilio integration the callback names.
-async fn sent(server: &TestServer) -> Sent {
-    let fake = resend::start().await;
-    let mut sent = send_email(
-        server,
-        json!({"providerId": "resend", "channel": "email", "identifier": "resend", "active": true,
-               "credentials": {"apiKey": resend::API_KEY, "from": "orders@acme.io", "baseUrl": fake.base_url()}}),
-    )
-    .await;
-    {
-        use diesel::prelude::*;
-        use diesel_async::RunQueryDsl;
-        use herald::db::schema::messages;
-        let mut conn = server.pool.get().await.unwrap();
-        let changed = diesel::update(messages::table)
-            .set((messages::provider_id.eq("twilio"), messages::provider_message_id.eq(SID)))
-            .execute(&mut conn)
-            .await
-            .unwrap();
-        assert_eq!(changed, 1);
-    }
-    let twilio = create_integration(
+/// An SMS Herald sent through Twilio's fake, with the `StatusCallback` it gave Twilio.
+async fn sent(server: &TestServer) -> (Sent, String) {
+    let fake = twilio::start().await;
+    let integration = create_integration(
         server,
         json!({"providerId": "twilio", "channel": "sms", "identifier": "twilio", "active": true,
-               "credentials": {"accountSid": "AC0123456789abcdef0123456789abcdef", "token": AUTH_TOKEN, "from": "+15550100"}}),
+               "credentials": {"accountSid": ACCOUNT_SID, "token": AUTH_TOKEN, "from": "+15550100",
+                               "baseUrl": fake.base_url()}}),
     )
     .await;
-    sent.integration_id = twilio["_id"].as_str().unwrap().to_string();
-    sent.provider_message_id = SID.to_string();
-    sent
+    let sms = json!({"name": "Text", "type": "sms", "controlValues": {"body": "Order {{ payload.orderId }} shipped"}});
+    create_workflow(server, "text", json!([sms])).await;
+    let to = json!({"subscriberId": "ada", "phone": "+15550001"});
+    let transaction_id =
+        trigger_processed(server, json!({"name": "text", "to": to, "payload": {"orderId": "W-1"}})).await;
+    wait_until_settled(server).await;
+    let request = fake.only_request();
+    let callback = request.form_value("StatusCallback").expect("Herald gave Twilio a status callback");
+    let webhook = server.url(&webhook_path(server, integration["_id"].as_str().unwrap()));
+    assert_eq!(callback, webhook, "the integration's status webhook at HERALD_PUBLIC_URL");
+    let sid = stored_provider_message_id(server).await.expect("the adapter stored Twilio's sid");
+    assert!(sid.starts_with("SM"), "{sid}");
+    let sent = Sent {
+        transaction_id,
+        integration_id: integration["_id"].as_str().unwrap().to_string(),
+        provider_message_id: sid,
+    };
+    (sent, callback)
 }
 
 /// Twilio's callback fields for `status`.
-fn callback(status: &str, error_code: Option<&str>) -> Vec<(&'static str, String)> {
+fn callback(sid: &str, status: &str, error_code: Option<&str>) -> Vec<(&'static str, String)> {
     let mut fields = vec![
-        ("AccountSid", "AC0123456789abcdef0123456789abcdef".to_string()),
+        ("AccountSid", ACCOUNT_SID.to_string()),
         ("ApiVersion", "2010-04-01".to_string()),
         ("From", "+15550100".to_string()),
-        ("MessageSid", SID.to_string()),
+        ("MessageSid", sid.to_string()),
         ("MessageStatus", status.to_string()),
-        ("SmsSid", SID.to_string()),
+        ("SmsSid", sid.to_string()),
         ("SmsStatus", status.to_string()),
         ("To", "+15550001".to_string()),
     ];
@@ -79,16 +73,11 @@ fn signed(url: &str, fields: &[(&str, String)], token: &str) -> (HeaderMap, Stri
     (headers(&[("content-type", "application/x-www-form-urlencoded"), ("x-twilio-signature", &signature)]), body)
 }
 
-/// The URL Twilio calls when Herald has no `HERALD_PUBLIC_URL`: the address it serves on.
-fn called_url(server: &TestServer, sent: &Sent) -> String {
-    server.url(&webhook_path(server, &sent.integration_id))
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_signed_delivered_callback_adds_a_success_detail_and_the_delivery_time() {
-    let server = TestServer::start().await;
-    let sent = sent(&server).await;
-    let (signature, body) = signed(&called_url(&server, &sent), &callback("delivered", None), AUTH_TOKEN);
+    let server = TestServer::start_public().await;
+    let (sent, url) = sent(&server).await;
+    let (signature, body) = signed(&url, &callback(&sent.provider_message_id, "delivered", None), AUTH_TOKEN);
     let before = chrono::Utc::now() - chrono::TimeDelta::seconds(1);
 
     let response = post_webhook(&server, &sent.integration_id, signature, body).await;
@@ -101,11 +90,12 @@ async fn a_signed_delivered_callback_adds_a_success_detail_and_the_delivery_time
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_undelivered_callback_makes_the_message_an_error_naming_twilios_error_code() {
-    let server = TestServer::start().await;
-    let sent = sent(&server).await;
-    let (queued_signature, queued) = signed(&called_url(&server, &sent), &callback("sent", None), AUTH_TOKEN);
+    let server = TestServer::start_public().await;
+    let (sent, url) = sent(&server).await;
+    let (queued_signature, queued) = signed(&url, &callback(&sent.provider_message_id, "sent", None), AUTH_TOKEN);
     assert_eq!(post_webhook(&server, &sent.integration_id, queued_signature, queued).await.0, 200);
-    let (signature, body) = signed(&called_url(&server, &sent), &callback("undelivered", Some("30003")), AUTH_TOKEN);
+    let (signature, body) =
+        signed(&url, &callback(&sent.provider_message_id, "undelivered", Some("30003")), AUTH_TOKEN);
 
     let (status, _) = post_webhook(&server, &sent.integration_id, signature, body).await;
 
@@ -125,10 +115,9 @@ async fn an_undelivered_callback_makes_the_message_an_error_naming_twilios_error
 
 #[tokio::test(flavor = "multi_thread")]
 async fn unsigned_wrongly_signed_or_misaddressed_callbacks_are_refused_and_change_nothing() {
-    let server = TestServer::start().await;
-    let sent = sent(&server).await;
-    let fields = callback("failed", Some("30005"));
-    let url = called_url(&server, &sent);
+    let server = TestServer::start_public().await;
+    let (sent, url) = sent(&server).await;
+    let fields = callback(&sent.provider_message_id, "failed", Some("30005"));
     let (signature, body) = signed(&url, &fields, AUTH_TOKEN);
     let form = || headers(&[("content-type", "application/x-www-form-urlencoded")]);
 
