@@ -68,6 +68,9 @@ pub enum AppError {
     /// 413: the request body is over the limit.
     #[error("{0}")]
     PayloadTooLarge(String),
+    /// 415: a request body that is not JSON.
+    #[error("{0}")]
+    UnsupportedMediaType(String),
     /// 422: field validation failed; every failing field is listed.
     #[error("Validation failed: {}", describe_fields(.0))]
     Validation(Vec<FieldError>),
@@ -118,6 +121,7 @@ impl AppError {
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::Conflict(_) => StatusCode::CONFLICT,
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::Validation(_) | AppError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             AppError::PayloadValidation(_) => StatusCode::BAD_REQUEST,
             AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -127,7 +131,10 @@ impl AppError {
 
     fn grpc_code(&self) -> Code {
         match self {
-            AppError::BadRequest(_) | AppError::Validation(_) | AppError::PayloadValidation(_) => Code::InvalidArgument,
+            AppError::BadRequest(_)
+            | AppError::Validation(_)
+            | AppError::PayloadValidation(_)
+            | AppError::UnsupportedMediaType(_) => Code::InvalidArgument,
             AppError::Unprocessable(_) => Code::FailedPrecondition,
             AppError::Unauthenticated(_) => Code::Unauthenticated,
             AppError::NotFound(_) => Code::NotFound,
@@ -200,6 +207,7 @@ impl AppError {
             AppError::NotFound(m) => AppError::NotFound(m.clone()),
             AppError::Conflict(m) => AppError::Conflict(m.clone()),
             AppError::PayloadTooLarge(m) => AppError::PayloadTooLarge(m.clone()),
+            AppError::UnsupportedMediaType(m) => AppError::UnsupportedMediaType(m.clone()),
             AppError::Validation(fields) => AppError::Validation(fields.clone()),
             AppError::Unprocessable(m) => AppError::Unprocessable(m.clone()),
             AppError::PayloadValidation(errors) => AppError::PayloadValidation(errors.clone()),

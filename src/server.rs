@@ -32,7 +32,12 @@ pub fn router(state: AppState, extra_rest_routes: Router) -> Router {
         .route_layer(authenticate.clone())
         .layer(CatchPanicLayer::custom(grpc_panic_response));
 
-    let rest = rest_handling(rest::router(services).merge(extra_rest_routes).route_layer(authenticate));
+    let rest = rest_handling(
+        rest::router(services)
+            .merge(extra_rest_routes)
+            .route_layer(from_fn(rest::require_json_body))
+            .route_layer(authenticate),
+    );
 
     public_grpc_routes()
         .merge(herald_grpc)

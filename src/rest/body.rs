@@ -1,12 +1,45 @@
-//! JSON request bodies, with the contract's errors: 400 naming the field for malformed JSON or a
-//! wrong type, 413 over the body limit.
+//! JSON request bodies, with the contract's errors: 415 for a body that is not declared JSON, 400
+//! naming the field for malformed JSON or a wrong type, 413 over the body limit.
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
-use http::StatusCode;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http::{header, HeaderMap, StatusCode};
 use serde::de::DeserializeOwned;
 
 use crate::error::AppError;
+
+/// Middleware on the API's REST routes: a request with a body must say it is JSON (`application/json`,
+/// or a `+json` type), else 415 and nothing runs. A body-less call needs no content type (set-primary,
+/// DELETE). Providers' status webhooks (forms, `text/plain`) are mounted without it.
+pub async fn require_json_body(request: Request, next: Next) -> Response {
+    if has_body(request.headers()) && !declares_json(request.headers()) {
+        let declared = request.headers().get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok());
+        let message = match declared {
+            Some(declared) => format!("Unsupported content type '{declared}': send the body as application/json"),
+            None => "The request body has no content type: send it as application/json".to_string(),
+        };
+        return AppError::UnsupportedMediaType(message).into_response();
+    }
+    next.run(request).await
+}
+
+fn has_body(headers: &HeaderMap) -> bool {
+    let length = headers.get(header::CONTENT_LENGTH).and_then(|value| value.to_str().ok());
+    match length {
+        Some(length) => length.trim() != "0",
+        None => headers.contains_key(header::TRANSFER_ENCODING),
+    }
+}
+
+fn declares_json(headers: &HeaderMap) -> bool {
+    let Some(declared) = headers.get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()) else {
+        return false;
+    };
+    let essence = declared.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
 
 /// A JSON body deserialized into `T` (usually a proto request message, through pbjson).
 /// An empty body reads as `{}` so that optional-only bodies may be left out.

@@ -13,7 +13,7 @@ mod subscribers;
 mod webhooks;
 mod workflows;
 
-pub use body::{mask_of_keys, parse_json, parse_json_with_mask, JsonBody};
+pub use body::{mask_of_keys, parse_json, parse_json_with_mask, require_json_body, JsonBody};
 pub use webhooks::routes as webhook_routes;
 
 use axum::response::{IntoResponse, Response};

@@ -123,3 +123,36 @@ async fn a_panicking_handler_is_a_500_with_an_error_id_and_the_server_goes_on() 
 
     assert_eq!(server.get("/v1/environments/me").send().await.unwrap().status(), 200);
 }
+
+/// A JSON body under another content type is refused before anything runs: nothing is created.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_body_that_is_not_declared_json_is_a_415_and_creates_nothing() {
+    let server = TestServer::start().await;
+    let subscriber = r#"{"subscriberId": "ada"}"#;
+    for content_type in [Some("text/plain"), Some("application/x-www-form-urlencoded"), Some("text/json"), None] {
+        let mut request = server.request(reqwest::Method::POST, "/v2/subscribers").body(subscriber);
+        if let Some(content_type) = content_type {
+            request = request.header("content-type", content_type);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(status, 415, "{content_type:?}: {body}");
+        assert_error_body(&body, 415, "Unsupported Media Type", "/v2/subscribers");
+        assert!(body["message"].as_str().unwrap().contains("application/json"), "{body}");
+    }
+    let (status, _) = server.get_json("/v2/subscribers/ada").await;
+    assert_eq!(status, 404, "nothing was created");
+
+    for (index, content_type) in ["application/json; charset=utf-8", "application/merge-patch+json"].iter().enumerate()
+    {
+        let response = server
+            .request(reqwest::Method::POST, "/v2/subscribers")
+            .header("content-type", *content_type)
+            .body(format!(r#"{{"subscriberId": "ada-{index}"}}"#))
+            .send()
+            .await
+            .unwrap();
+        assert!(response.status().is_success(), "{content_type}: {}", response.status());
+    }
+}
