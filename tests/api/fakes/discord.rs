@@ -31,9 +31,12 @@ pub fn error(status: u16, code: u32, message: &str) -> FakeAnswer {
 
 /// A rate limit of `retry_after` seconds (the header rounds it up, as Discord's does).
 pub fn rate_limited(retry_after: f64) -> FakeAnswer {
-    FakeAnswer::json(429, json!({"message": "You are being rate limited.", "retry_after": retry_after, "global": false}))
-        .with_header("retry-after", &retry_after.ceil().to_string())
-        .with_header("x-ratelimit-scope", "shared")
+    FakeAnswer::json(
+        429,
+        json!({"message": "You are being rate limited.", "retry_after": retry_after, "global": false}),
+    )
+    .with_header("retry-after", &retry_after.ceil().to_string())
+    .with_header("x-ratelimit-scope", "shared")
 }
 
 fn check(request: &Recorded) -> Option<FakeAnswer> {

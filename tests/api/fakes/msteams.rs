@@ -1,8 +1,9 @@
 //! A Microsoft Teams Workflows webhook (a Power Automate flow started by "When a Teams webhook request is
-//! received"): `POST /workflows/{workflowId}/triggers/manual/paths/invoke?api-version=2016-06-01&sp=…&sv=1.0&sig=…`,
-//! the `sig` being the URL's shared-access signature. It answers `202 Accepted`, empty, before the flow
-//! runs, with the run's `x-ms-workflow-run-id`. Errors are Logic Apps' `{"error": {"code", "message"}}`:
-//! `401` for a missing or wrong `sig`, `404` for a deleted flow, `429` with `Retry-After`.
+//! received"): `POST /workflows/{workflowId}/triggers/manual/paths/invoke` with the query
+//! `api-version=2016-06-01&sp=…&sv=1.0&sig=…`, the `sig` being the URL's shared-access signature. It
+//! answers `202 Accepted`, empty, before the flow runs, with the run's `x-ms-workflow-run-id`. Errors are
+//! Logic Apps' `{"error": {"code", "message"}}`: `401` for a missing or wrong `sig`, `404` for a deleted
+//! flow, `429` with `Retry-After`.
 //!
 //! A flow that posts a card fails later, inside its run, when the body has no Adaptive Card
 //! (`'attachments' is of type 'Null'`), yet its trigger has already answered 202. This fake refuses such
@@ -30,10 +31,8 @@ pub async fn start() -> FakeProvider {
 
 /// The workflow's webhook URL at `fake`.
 pub fn webhook_url(fake: &FakeProvider) -> String {
-    format!(
-        "{}/workflows/{WORKFLOW_ID}/triggers/manual/paths/invoke?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig={SIG}",
-        fake.base_url()
-    )
+    let query = format!("api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig={SIG}");
+    format!("{}/workflows/{WORKFLOW_ID}/triggers/manual/paths/invoke?{query}", fake.base_url())
 }
 
 pub fn error(status: u16, code: &str, message: &str) -> FakeAnswer {
@@ -51,10 +50,8 @@ pub fn throttled(retry_after: &str) -> FakeAnswer {
 }
 
 fn check(request: &Recorded) -> Option<FakeAnswer> {
-    let Some(workflow) = request
-        .path
-        .strip_prefix("/workflows/")
-        .and_then(|rest| rest.strip_suffix("/triggers/manual/paths/invoke"))
+    let Some(workflow) =
+        request.path.strip_prefix("/workflows/").and_then(|rest| rest.strip_suffix("/triggers/manual/paths/invoke"))
     else {
         return Some(error(404, "NotFound", "The requested resource was not found."));
     };
@@ -86,7 +83,10 @@ fn check(request: &Recorded) -> Option<FakeAnswer> {
     let body = if request.content_type_is("application/json") { request.json() } else { Value::Null };
     let missing = if body["type"] != "message" {
         Some("type")
-    } else if !body["attachments"].as_array().is_some_and(|attachments| !attachments.is_empty() && attachments.iter().all(is_card)) {
+    } else if !body["attachments"]
+        .as_array()
+        .is_some_and(|attachments| !attachments.is_empty() && attachments.iter().all(is_card))
+    {
         Some("attachments")
     } else {
         None

@@ -69,7 +69,11 @@ fn check(request: &Recorded) -> Option<FakeAnswer> {
     if request.path != WEBHOOK_PATH {
         let known_hook = WEBHOOK_PATH.strip_prefix("/services/").and_then(|path| path.rsplit_once('/')).unwrap().0;
         let wrong_secret = hook.rsplit_once('/').is_some_and(|(team_and_bot, _)| team_and_bot == known_hook);
-        return Some(if wrong_secret { webhook_answer(403, "invalid_token") } else { webhook_answer(404, "no_service") });
+        return Some(if wrong_secret {
+            webhook_answer(403, "invalid_token")
+        } else {
+            webhook_answer(404, "no_service")
+        });
     }
     let body = request.json();
     if !request.content_type_is("application/json") || !body.is_object() {

@@ -54,9 +54,9 @@ async fn a_deleted_hook_or_its_deleted_channel_is_a_dead_destination() {
 
     assert!(matches!(no_hook, ProviderError::DeadDestination { .. }), "{no_hook:?}");
     assert!(
-        no_hook.to_string().ends_with(
-            "HTTP 400 Bad Request from 127.0.0.1: web.incoming_webhook.invalid.app_error: Invalid webhook."
-        ),
+        no_hook
+            .to_string()
+            .ends_with("HTTP 400 Bad Request from 127.0.0.1: web.incoming_webhook.invalid.app_error: Invalid webhook."),
         "{no_hook}"
     );
     assert!(matches!(no_channel, ProviderError::DeadDestination { .. }), "{no_channel:?}");

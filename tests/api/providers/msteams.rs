@@ -84,12 +84,9 @@ async fn a_deleted_flow_is_a_dead_destination_of_the_subscriber_and_misconfigure
 
     let dead = send(&to_webhook(&deleted)).await.unwrap_err();
     assert!(matches!(dead, ProviderError::DeadDestination { .. }), "{dead:?}");
-    assert!(
-        dead.to_string().ends_with(
-            "HTTP 404 Not Found from 127.0.0.1: WorkflowNotFound: The workflow '0000000000000000000000000000dead' could not be found."
-        ),
-        "{dead}"
-    );
+    let expected = "HTTP 404 Not Found from 127.0.0.1: WorkflowNotFound: \
+                    The workflow '0000000000000000000000000000dead' could not be found.";
+    assert!(dead.to_string().ends_with(expected), "{dead}");
 
     let integrations = send(&chat("msteams", json!({"webhookUrl": deleted}), None)).await.unwrap_err();
     assert!(matches!(integrations, ProviderError::Misconfigured { .. }), "{integrations:?}");

@@ -162,7 +162,8 @@ async fn with_a_bot_token_and_the_subscribers_channel_it_calls_chat_post_message
     assert!(request.content_type_is("application/json"));
     assert_eq!(
         request.json(),
-        json!({"channel": CHANNEL, "text": "Order A-1 shipped", "thread_ts": "1764000000.000001", "unfurl_links": false})
+        json!({"channel": CHANNEL, "text": "Order A-1 shipped", "thread_ts": "1764000000.000001",
+               "unfurl_links": false})
     );
     let answer: Value = serde_json::from_str(accepted.raw.as_deref().unwrap()).unwrap();
     let ts = answer["ts"].as_str().expect("the message's ts");
