@@ -6,7 +6,7 @@
 use reqwest::Client;
 use serde_json::json;
 
-use super::credentials::{credential, target_url};
+use super::chat::Webhook;
 use super::signed_post::SignedPost;
 use super::{Accepted, Delivery, Provider, ProviderError};
 
@@ -19,16 +19,7 @@ pub(crate) struct ChatWebhook {
 #[tonic::async_trait]
 impl Provider for ChatWebhook {
     async fn send(&self, delivery: &Delivery) -> Result<Accepted, ProviderError> {
-        let subscriber_url = delivery.to.webhook_url.as_deref().filter(|url| !url.is_empty());
-        let url = match (subscriber_url, credential(&delivery.credentials, "webhookUrl")) {
-            (Some(url), _) => target_url(ID, "subscriber webhookUrl", url)?,
-            (None, Some(url)) => target_url(ID, "webhookUrl", url)?,
-            (None, None) => {
-                return Err(ProviderError::permanent(format!(
-                    "{ID}: neither the subscriber nor the integration has a webhookUrl"
-                )))
-            }
-        };
+        let url = Webhook::of(ID, delivery)?.url;
         let body = json!({
             "content": delivery.content,
             "messageId": delivery.message_id,

@@ -13,7 +13,12 @@
 //! - providers' own APIs, each with its own authentication and an optional `baseUrl` (see `endpoint`):
 //!   email through `resend`, `sendgrid`, `mailgun` (a multipart form; EU domains need its EU `baseUrl`),
 //!   `postmark` and `ses` (Amazon SES v2); SMS through `twilio`, `nexmo` (Vonage), `plivo` and `sns`
-//!   (Amazon SNS); the AWS ones are signed with SigV4 (`sigv4`).
+//!   (Amazon SNS); the AWS ones are signed with SigV4 (`sigv4`);
+//! - chat providers' webhooks, the subscriber's own (its channel credentials' `webhookUrl`) or else the
+//!   integration's: `slack` (an incoming webhook, or `chat.postMessage` with a bot token to the
+//!   subscriber's `channel`), `discord`, `msteams` (a Workflows webhook, an Adaptive Card) and
+//!   `mattermost`. A webhook or channel that is gone is a [`ProviderError::DeadDestination`] when it is the
+//!   subscriber's, and makes the integration misconfigured when it is the integration's (module `chat`).
 //!
 //! `nodemailer` ("Custom SMTP") speaks SMTP to the integration's own server (module `smtp`: TLS modes,
 //! connection pooling, how replies are sorted).
@@ -21,9 +26,7 @@
 //! Every other provider id, known to the spec or not, is [`ProviderError::Unsupported`] until it has an
 //! adapter.
 //!
-//! # What a webhook receiver gets
-//!
-//! # What a webhook receiver gets
+//! # What a receiver of Herald's own webhooks gets
 //!
 //! Headers on every webhook request:
 //! * `content-type: application/json`
@@ -41,15 +44,19 @@
 mod account;
 mod answer;
 mod aws;
+mod chat;
 mod chat_webhook;
 mod credentials;
+mod discord;
 mod email_webhook;
 mod endpoint;
 mod error;
 mod generic_sms;
 mod http;
 mod mailgun;
+mod mattermost;
 mod message;
+mod msteams;
 mod nexmo;
 mod plivo;
 mod postmark;
@@ -61,6 +68,7 @@ mod sendgrid;
 mod ses;
 mod signed_post;
 mod sigv4;
+mod slack;
 mod smtp;
 mod sns;
 mod twilio;

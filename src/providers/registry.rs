@@ -5,9 +5,12 @@ use std::time::Duration;
 use reqwest::{redirect, Client};
 
 use super::chat_webhook::ChatWebhook;
+use super::discord::Discord;
 use super::email_webhook::EmailWebhook;
 use super::generic_sms::GenericSms;
 use super::mailgun::Mailgun;
+use super::mattermost::Mattermost;
+use super::msteams::MsTeams;
 use super::nexmo::Nexmo;
 use super::plivo::Plivo;
 use super::postmark::Postmark;
@@ -15,6 +18,7 @@ use super::push_webhook::PushWebhook;
 use super::resend::Resend;
 use super::sendgrid::Sendgrid;
 use super::ses::Ses;
+use super::slack::Slack;
 use super::smtp::Smtp;
 use super::sns::Sns;
 use super::twilio::Twilio;
@@ -49,6 +53,10 @@ pub struct Providers {
     twilio: Twilio,
     nexmo: Nexmo,
     plivo: Plivo,
+    slack: Slack,
+    discord: Discord,
+    msteams: MsTeams,
+    mattermost: Mattermost,
     smtp: Smtp,
 }
 
@@ -76,7 +84,11 @@ impl Providers {
             sns: Sns { http: http.clone() },
             twilio: Twilio { http: http.clone() },
             nexmo: Nexmo { http: http.clone() },
-            plivo: Plivo { http },
+            plivo: Plivo { http: http.clone() },
+            slack: Slack { http: http.clone() },
+            discord: Discord { http: http.clone() },
+            msteams: MsTeams { http: http.clone() },
+            mattermost: Mattermost { http },
             smtp: Smtp::new(),
         }
     }
@@ -108,6 +120,10 @@ impl Providers {
             "twilio" => Ok(&self.twilio),
             "nexmo" => Ok(&self.nexmo),
             "plivo" => Ok(&self.plivo),
+            "slack" => Ok(&self.slack),
+            "discord" => Ok(&self.discord),
+            "msteams" => Ok(&self.msteams),
+            "mattermost" => Ok(&self.mattermost),
             "nodemailer" => Ok(&self.smtp),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
         }

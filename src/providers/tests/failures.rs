@@ -21,6 +21,10 @@ const ADAPTERS: &[&str] = &[
     "twilio",
     "nexmo",
     "plivo",
+    "slack",
+    "discord",
+    "msteams",
+    "mattermost",
     "nodemailer",
 ];
 

@@ -4,13 +4,17 @@
 //! success) and reads back every request the fake received.
 
 pub mod aws;
+pub mod discord;
 pub mod mailgun;
+pub mod mattermost;
+pub mod msteams;
 pub mod nexmo;
 pub mod plivo;
 pub mod postmark;
 pub mod resend;
 pub mod sendgrid;
 pub mod ses;
+pub mod slack;
 pub mod smtp;
 pub mod sns;
 pub mod sns_topic;

@@ -1,4 +1,4 @@
-//! What the SMS and AWS adapter tests share.
+//! What the SMS, AWS and chat adapter tests share.
 
 use herald::providers::{Channel, Delivery};
 use serde_json::Value;
@@ -11,6 +11,15 @@ pub fn sms(provider_id: &str, credentials: Value) -> Delivery {
     let mut sms = delivery(provider_id, Channel::Sms, credentials);
     sms.content = "Order A-1 shipped".to_owned();
     sms
+}
+
+/// The chat message "Order A-1 shipped" to Ada through `provider_id`, to her own webhook when
+/// `webhook_url` is given (else to the integration's `webhookUrl`, if its credentials have one).
+pub fn chat(provider_id: &str, credentials: Value, webhook_url: Option<&str>) -> Delivery {
+    let mut chat = delivery(provider_id, Channel::Chat, credentials);
+    chat.content = "Order A-1 shipped".to_owned();
+    chat.to.webhook_url = webhook_url.map(str::to_owned);
+    chat
 }
 
 /// Form fields as [`crate::fakes::Recorded::form`] reads them.

@@ -1,15 +1,19 @@
 //! Each provider adapter against its faithful local fake (`crate::fakes`): the exact request it makes,
-//! and how it sorts the provider's answers (accepted, transient with `Retry-After`, permanent, or a
-//! misconfigured integration).
+//! and how it sorts the provider's answers (accepted, transient with `Retry-After`, permanent, a
+//! misconfigured integration, or a dead destination).
 
 mod common;
+mod discord;
 mod mailgun;
+mod mattermost;
+mod msteams;
 mod nexmo;
 mod plivo;
 mod postmark;
 mod resend;
 mod sendgrid;
 mod ses;
+mod slack;
 mod smtp;
 mod sns;
 mod twilio;
@@ -18,7 +22,7 @@ use herald::providers::{Accepted, Channel, Delivery, Destination, ProviderError,
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-/// An email or SMS to Ada through `provider_id` with `credentials`.
+/// An email, SMS or chat message to Ada through `provider_id` with `credentials`.
 pub fn delivery(provider_id: &str, channel: Channel, credentials: Value) -> Delivery {
     Delivery {
         channel,
