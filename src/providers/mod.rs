@@ -13,7 +13,9 @@
 //! - providers' own APIs, each with its own authentication and an optional `baseUrl` (see `endpoint`):
 //!   email through `resend`, `sendgrid`, `mailgun` (a multipart form; EU domains need its EU `baseUrl`),
 //!   `postmark` and `ses` (Amazon SES v2); SMS through `twilio`, `nexmo` (Vonage), `plivo` and `sns`
-//!   (Amazon SNS); the AWS ones are signed with SigV4 (`sigv4`).
+//!   (Amazon SNS); the AWS ones are signed with SigV4 (`sigv4`); push through `apns` (HTTP/2, a signed
+//!   provider token per team) and `one-signal` (all of a message's device tokens in one request), both
+//!   reading the trigger's push overrides the same way (`push`).
 //!
 //! `nodemailer` ("Custom SMTP") speaks SMTP to the integration's own server (module `smtp`: TLS modes,
 //! connection pooling, how replies are sorted).
@@ -40,6 +42,7 @@
 
 mod account;
 mod answer;
+mod apns;
 mod aws;
 mod chat_webhook;
 mod credentials;
@@ -51,8 +54,10 @@ mod http;
 mod mailgun;
 mod message;
 mod nexmo;
+mod one_signal;
 mod plivo;
 mod postmark;
+mod push;
 mod push_webhook;
 mod registry;
 mod resend;
