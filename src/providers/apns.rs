@@ -278,7 +278,10 @@ mod tests {
         assert_eq!(url(json!({"secure": false})), "https://api.sandbox.push.apple.com/3/device/a1b2");
         assert_eq!(url(json!({"secure": true})), "https://api.push.apple.com/3/device/a1b2");
         assert_eq!(url(json!({"secure": "true"})), "https://api.push.apple.com/3/device/a1b2");
-        assert_eq!(url(json!({"secure": true, "baseUrl": "http://127.0.0.1:8443"})), "http://127.0.0.1:8443/3/device/a1b2");
+        assert_eq!(
+            url(json!({"secure": true, "baseUrl": "http://127.0.0.1:8443"})),
+            "http://127.0.0.1:8443/3/device/a1b2"
+        );
         assert!(device_url(&json!({"baseUrl": "http://apns.internal"}), "a1b2", &settings).is_err());
     }
 

@@ -174,8 +174,7 @@ fn per_token(tokens: &[String], answer: HttpAnswer) -> Vec<DeviceAnswer> {
     let messages: Vec<&str> = errors.as_array().into_iter().flatten().filter_map(Value::as_str).collect();
     let not_created = || {
         let text = if messages.is_empty() { "no notification was created".to_owned() } else { messages.join("; ") };
-        let kind =
-            if messages.contains(&NONE_SUBSCRIBED) { ErrorKind::DeadDestination } else { ErrorKind::Permanent };
+        let kind = if messages.contains(&NONE_SUBSCRIBED) { ErrorKind::DeadDestination } else { ErrorKind::Permanent };
         answer.error_saying(ID, kind, Some(text))
     };
     tokens

@@ -256,7 +256,8 @@ impl<'a> Config<'a> {
         }
         .filter(|port| *port != 0)
         .ok_or_else(|| ProviderError::misconfigured(format!("{ID} integration's `port` is not a port number")))?;
-        let mode = match (flag(credentials, "secure"), flag(credentials, "requireTls"), flag(credentials, "ignoreTls")) {
+        let mode = match (flag(credentials, "secure"), flag(credentials, "requireTls"), flag(credentials, "ignoreTls"))
+        {
             (true, _, _) => TlsMode::Implicit,
             (false, true, true) => {
                 return Err(ProviderError::misconfigured(format!(

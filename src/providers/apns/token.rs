@@ -80,7 +80,8 @@ impl ProviderTokens {
 
     fn token_at(&self, now: Instant) -> Result<String, ProviderError> {
         let mut current = self.current.lock().expect("the token lock is never poisoned");
-        if let Some(fresh) = current.as_ref().filter(|signed| now.saturating_duration_since(signed.at) < TOKEN_LIFETIME) {
+        if let Some(fresh) = current.as_ref().filter(|signed| now.saturating_duration_since(signed.at) < TOKEN_LIFETIME)
+        {
             return Ok(fresh.jwt.clone());
         }
         self.sign_into(&mut current, now)

@@ -1,6 +1,6 @@
-//! What the SMS and AWS adapter tests share.
+//! What the SMS, AWS and push adapter tests share.
 
-use herald::providers::{Channel, Delivery};
+use herald::providers::{Channel, Delivery, DeviceAnswer, Providers};
 use serde_json::Value;
 
 use super::{delivery, send};
@@ -11,6 +11,21 @@ pub fn sms(provider_id: &str, credentials: Value) -> Delivery {
     let mut sms = delivery(provider_id, Channel::Sms, credentials);
     sms.content = "Order A-1 shipped".to_owned();
     sms
+}
+
+/// The push "Order A-1 shipped" to Ada's device `tokens` through `provider_id`.
+pub fn push(provider_id: &str, credentials: Value, tokens: &[String]) -> Delivery {
+    let mut push = delivery(provider_id, Channel::Push, credentials);
+    push.title = Some("Your order shipped".to_owned());
+    push.content = "Order A-1 is on its way".to_owned();
+    push.text = None;
+    push.to.device_tokens = tokens.to_vec();
+    push
+}
+
+/// `push` sent through `providers` the way the engine sends push messages: an answer per device token.
+pub async fn send_each(providers: &Providers, push: &Delivery) -> Vec<DeviceAnswer> {
+    providers.get(&push.provider_id).expect("an adapter for the provider").send_each(push).await
 }
 
 /// Form fields as [`crate::fakes::Recorded::form`] reads them.

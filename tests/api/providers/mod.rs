@@ -2,9 +2,11 @@
 //! and how it sorts the provider's answers (accepted, transient with `Retry-After`, permanent, or a
 //! misconfigured integration).
 
+mod apns;
 mod common;
 mod mailgun;
 mod nexmo;
+mod one_signal;
 mod plivo;
 mod postmark;
 mod resend;
