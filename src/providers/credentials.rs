@@ -10,6 +10,15 @@ pub(crate) fn credential<'a>(credentials: &'a Value, key: &str) -> Option<&'a st
     credentials.get(key)?.as_str().filter(|value| !value.is_empty())
 }
 
+/// A yes/no credential: `true` or `"true"` (any case; forms send strings); anything else, or none, is no.
+pub(crate) fn flag(credentials: &Value, key: &str) -> bool {
+    match credentials.get(key) {
+        Some(Value::Bool(on)) => *on,
+        Some(Value::String(on)) => on.eq_ignore_ascii_case("true"),
+        _ => false,
+    }
+}
+
 /// The URL in credential `key`, which the adapter cannot do without.
 pub(crate) fn required_url(provider_id: &str, credentials: &Value, key: &str) -> Result<Url, ProviderError> {
     let url = credential(credentials, key)

@@ -19,6 +19,8 @@
 //!   subscriber's `channel`), `discord`, `msteams` (a Workflows webhook, an Adaptive Card) and
 //!   `mattermost`. A webhook or channel that is gone is a [`ProviderError::DeadDestination`] when it is the
 //!   subscriber's, and makes the integration misconfigured when it is the integration's (module `chat`).
+//! - push through `apns` (HTTP/2, a signed provider token per team) and `one-signal` (all of a message's
+//!   device tokens in one request), both reading the trigger's push overrides the same way (`push`).
 //!
 //! `nodemailer` ("Custom SMTP") speaks SMTP to the integration's own server (module `smtp`: TLS modes,
 //! connection pooling, how replies are sorted).
@@ -43,6 +45,7 @@
 
 mod account;
 mod answer;
+mod apns;
 mod aws;
 mod chat;
 mod chat_webhook;
@@ -58,8 +61,10 @@ mod mattermost;
 mod message;
 mod msteams;
 mod nexmo;
+mod one_signal;
 mod plivo;
 mod postmark;
+mod push;
 mod push_webhook;
 mod registry;
 mod resend;

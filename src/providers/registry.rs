@@ -2,8 +2,9 @@
 
 use std::time::Duration;
 
-use reqwest::{redirect, Client};
+use reqwest::{redirect, Client, ClientBuilder};
 
+use super::apns::Apns;
 use super::chat_webhook::ChatWebhook;
 use super::discord::Discord;
 use super::email_webhook::EmailWebhook;
@@ -12,6 +13,7 @@ use super::mailgun::Mailgun;
 use super::mattermost::Mattermost;
 use super::msteams::MsTeams;
 use super::nexmo::Nexmo;
+use super::one_signal::OneSignal;
 use super::plivo::Plivo;
 use super::postmark::Postmark;
 use super::push_webhook::PushWebhook;
@@ -28,6 +30,16 @@ use super::{Provider, ProviderError, ProviderSettings};
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Bounds a whole request, so a stalled receiver cannot hold a worker (and its job lease) for long.
 const TOTAL_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// How every adapter's HTTP client is set up: bounded waits, no redirects (see the module docs of
+/// `providers`: a 3xx is an answer, not a place to re-send a signed body), Herald's user agent.
+pub(crate) fn client_builder() -> ClientBuilder {
+    Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .timeout(TOTAL_TIMEOUT)
+        .redirect(redirect::Policy::none())
+        .user_agent(concat!("herald/", env!("CARGO_PKG_VERSION")))
+}
 
 /// What every HTTP adapter holds: the shared client (one connection pool for every delivery) and what
 /// the operator allows.
@@ -57,19 +69,14 @@ pub struct Providers {
     discord: Discord,
     msteams: MsTeams,
     mattermost: Mattermost,
+    apns: Apns,
+    one_signal: OneSignal,
     smtp: Smtp,
 }
 
 impl Providers {
     pub fn new(settings: ProviderSettings) -> Self {
-        let client = Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .timeout(TOTAL_TIMEOUT)
-            // See the module docs: a 3xx is an answer, not a place to re-send a signed body.
-            .redirect(redirect::Policy::none())
-            .user_agent(concat!("herald/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .expect("the HTTP client's TLS backend initializes");
+        let client = client_builder().build().expect("the HTTP client's TLS backend initializes");
         let http = Http { client: client.clone(), settings };
         Self {
             email_webhook: EmailWebhook { client: client.clone() },
@@ -88,7 +95,9 @@ impl Providers {
             slack: Slack { http: http.clone() },
             discord: Discord { http: http.clone() },
             msteams: MsTeams { http: http.clone() },
-            mattermost: Mattermost { http },
+            mattermost: Mattermost { http: http.clone() },
+            apns: Apns::new(settings),
+            one_signal: OneSignal { http },
             smtp: Smtp::new(),
         }
     }
@@ -124,6 +133,8 @@ impl Providers {
             "discord" => Ok(&self.discord),
             "msteams" => Ok(&self.msteams),
             "mattermost" => Ok(&self.mattermost),
+            "apns" => Ok(&self.apns),
+            "one-signal" => Ok(&self.one_signal),
             "nodemailer" => Ok(&self.smtp),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
         }

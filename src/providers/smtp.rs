@@ -65,7 +65,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tokio::sync::Semaphore;
 
-use super::credentials::credential;
+use super::credentials::{credential, flag};
 use super::{Accepted, Delivery, EmailMessage, Provider, ProviderError};
 
 const ID: &str = "nodemailer";
@@ -256,12 +256,8 @@ impl<'a> Config<'a> {
         }
         .filter(|port| *port != 0)
         .ok_or_else(|| ProviderError::misconfigured(format!("{ID} integration's `port` is not a port number")))?;
-        let flag = |key: &str| match credentials.get(key) {
-            Some(Value::Bool(on)) => *on,
-            Some(Value::String(on)) => on.eq_ignore_ascii_case("true"),
-            _ => false,
-        };
-        let mode = match (flag("secure"), flag("requireTls"), flag("ignoreTls")) {
+        let mode = match (flag(credentials, "secure"), flag(credentials, "requireTls"), flag(credentials, "ignoreTls"))
+        {
             (true, _, _) => TlsMode::Implicit,
             (false, true, true) => {
                 return Err(ProviderError::misconfigured(format!(

@@ -25,6 +25,8 @@ const ADAPTERS: &[&str] = &[
     "discord",
     "msteams",
     "mattermost",
+    "apns",
+    "one-signal",
     "nodemailer",
 ];
 

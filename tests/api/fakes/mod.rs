@@ -1,14 +1,17 @@
 //! Faithful local fakes of providers' APIs, on 127.0.0.1. Each fake checks what the real provider
 //! checks (method, path, authentication, content type, required fields) and answers as it does, errors
 //! included; a test may script the answers to the next requests (a 429 with `Retry-After`, then a
-//! success) and reads back every request the fake received.
+//! success) and reads back every request the fake received, with the HTTP version it came in and the
+//! connection it came on.
 
+pub mod apns;
 pub mod aws;
 pub mod discord;
 pub mod mailgun;
 pub mod mattermost;
 pub mod msteams;
 pub mod nexmo;
+pub mod one_signal;
 pub mod plivo;
 pub mod postmark;
 pub mod resend;
@@ -20,12 +23,13 @@ pub mod sns;
 pub mod sns_topic;
 pub mod twilio;
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri, Version};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use base64::Engine;
@@ -39,6 +43,10 @@ pub struct Recorded {
     pub query: Option<String>,
     pub headers: HeaderMap,
     pub body: Bytes,
+    /// HTTP/1.1, or HTTP/2 (h2c: the fakes serve both on one port, as hyper tells them apart).
+    pub version: Version,
+    /// The client's end of the connection the request came on.
+    pub peer: SocketAddr,
 }
 
 impl Recorded {
@@ -161,6 +169,7 @@ impl FakeProvider {
         let app = Router::new().fallback(answer).with_state(inner.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a local port");
         let base_url = format!("http://{}", listener.local_addr().expect("bound address"));
+        let app = app.into_make_service_with_connect_info::<SocketAddr>();
         tokio::spawn(async move { axum::serve(listener, app).await.expect("the fake runs") });
         Self { base_url, inner }
     }
@@ -181,6 +190,11 @@ impl FakeProvider {
         self.inner.lock().unwrap().requests.clone()
     }
 
+    /// How many connections the requests came on.
+    pub fn connections(&self) -> usize {
+        self.requests().iter().map(|request| request.peer).collect::<HashSet<_>>().len()
+    }
+
     /// The one request received, failing the test when there were more or none.
     pub fn only_request(&self) -> Recorded {
         let requests = self.requests();
@@ -191,13 +205,15 @@ impl FakeProvider {
 
 async fn answer(
     State(inner): State<Arc<Mutex<Inner>>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    version: Version,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> FakeAnswer {
-    let request =
-        Recorded { method, path: uri.path().to_owned(), query: uri.query().map(str::to_owned), headers, body };
+    let (path, query) = (uri.path().to_owned(), uri.query().map(str::to_owned));
+    let request = Recorded { method, path, query, headers, body, version, peer };
     let mut inner = inner.lock().unwrap();
     inner.requests.push(request.clone());
     if let Some(refusal) = (inner.check)(&request) {

@@ -1,6 +1,6 @@
-//! What the SMS, AWS and chat adapter tests share.
+//! What the SMS, AWS, chat and push adapter tests share.
 
-use herald::providers::{Channel, Delivery};
+use herald::providers::{Channel, Delivery, DeviceAnswer, Providers};
 use serde_json::Value;
 
 use super::{delivery, send};
@@ -20,6 +20,21 @@ pub fn chat(provider_id: &str, credentials: Value, webhook_url: Option<&str>) ->
     chat.content = "Order A-1 shipped".to_owned();
     chat.to.webhook_url = webhook_url.map(str::to_owned);
     chat
+}
+
+/// The push "Order A-1 shipped" to Ada's device `tokens` through `provider_id`.
+pub fn push(provider_id: &str, credentials: Value, tokens: &[String]) -> Delivery {
+    let mut push = delivery(provider_id, Channel::Push, credentials);
+    push.title = Some("Your order shipped".to_owned());
+    push.content = "Order A-1 is on its way".to_owned();
+    push.text = None;
+    push.to.device_tokens = tokens.to_vec();
+    push
+}
+
+/// `push` sent through `providers` the way the engine sends push messages: an answer per device token.
+pub async fn send_each(providers: &Providers, push: &Delivery) -> Vec<DeviceAnswer> {
+    providers.get(&push.provider_id).expect("an adapter for the provider").send_each(push).await
 }
 
 /// Form fields as [`crate::fakes::Recorded::form`] reads them.

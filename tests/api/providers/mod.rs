@@ -2,12 +2,14 @@
 //! and how it sorts the provider's answers (accepted, transient with `Retry-After`, permanent, a
 //! misconfigured integration, or a dead destination).
 
+mod apns;
 mod common;
 mod discord;
 mod mailgun;
 mod mattermost;
 mod msteams;
 mod nexmo;
+mod one_signal;
 mod plivo;
 mod postmark;
 mod resend;
