@@ -199,6 +199,13 @@ pub struct Accepted {
     pub raw: Option<String>,
 }
 
+/// Whether chat messages through `provider_id` with the integration's `credentials` go to the subscriber's
+/// `channel` when it has one (Slack with a bot token), rather than to a webhook; a dead destination is
+/// then that channel.
+pub fn posts_to_chat_channel(provider_id: &str, credentials: &Value) -> bool {
+    provider_id == "slack" && slack::bot_token(credentials).is_some()
+}
+
 impl Delivery {
     /// The same message for one of its device tokens.
     pub fn to_device(&self, token: &str) -> Delivery {

@@ -46,7 +46,7 @@ pub(crate) struct Slack {
 #[tonic::async_trait]
 impl Provider for Slack {
     async fn send(&self, delivery: &Delivery) -> Result<Accepted, ProviderError> {
-        match (credential(&delivery.credentials, "apiKey"), channel(delivery)) {
+        match (bot_token(&delivery.credentials), channel(delivery)) {
             (Some(token), Some((channel, owner))) => self.post_message(delivery, token, &channel, owner).await,
             _ => self.post_to_webhook(delivery).await,
         }
@@ -114,6 +114,11 @@ impl Slack {
         let text = error.map(str::to_owned).or_else(|| answer.error_text(&[]));
         Err(answer.error_saying(ID, kind, text))
     }
+}
+
+/// The integration's bot token, when it posts with one (to a channel) rather than to webhooks.
+pub(crate) fn bot_token(credentials: &Value) -> Option<&str> {
+    credential(credentials, "apiKey")
 }
 
 /// Where the bot posts: the trigger's `channel` override, else the subscriber's `channel` credential.

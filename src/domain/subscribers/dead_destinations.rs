@@ -11,8 +11,8 @@ use uuid::Uuid;
 
 use crate::db::batch::update_from_records;
 
-/// One destination to forget: in the subscriber's channel entry of one integration, a device token or
-/// the webhook URL.
+/// One destination to forget: in the subscriber's channel entry of one integration, a device token, the
+/// webhook URL or the chat channel.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeadDestination {
     /// The subscriber's internal id.
@@ -26,18 +26,31 @@ pub struct DeadDestination {
 pub enum DeadKind {
     DeviceToken(String),
     WebhookUrl,
+    /// The chat channel id a bot posts to (Slack's `chat.postMessage`).
+    Channel,
 }
 
-/// Every entry of a subscriber is rebuilt in its order: the named entries lose their dead tokens (and
-/// their `webhookUrl` when it is dead), the others stay as they are. A version bump tells readers the
+impl DeadKind {
+    /// The credential field a dead webhook or channel is removed from.
+    fn field(&self) -> Option<&'static str> {
+        match self {
+            Self::DeviceToken(_) => None,
+            Self::WebhookUrl => Some("webhookUrl"),
+            Self::Channel => Some("channel"),
+        }
+    }
+}
+
+/// Every entry of a subscriber is rebuilt in its order: the named entries lose their dead tokens and
+/// dead credential fields (`webhookUrl`, `channel`), the others stay as they are. A version bump tells readers the
 /// subscriber changed.
 const REMOVE_DEAD_DESTINATIONS: &str = "UPDATE subscribers AS s
      SET channels = (
              SELECT COALESCE(jsonb_agg(
                  CASE WHEN r.integration_id IS NULL THEN e.entry
-                 WHEN cardinality(r.tokens) = 0 THEN e.entry #- '{credentials,webhookUrl}'
+                 WHEN cardinality(r.tokens) = 0 THEN jsonb_set(e.entry, '{credentials}', (e.entry -> 'credentials') - r.fields)
                  ELSE jsonb_set(
-                     CASE WHEN r.webhook THEN e.entry #- '{credentials,webhookUrl}' ELSE e.entry END,
+                     jsonb_set(e.entry, '{credentials}', (e.entry -> 'credentials') - r.fields),
                      '{credentials,deviceTokens}',
                      COALESCE((SELECT jsonb_agg(t.token ORDER BY t.ord)
                                FROM jsonb_array_elements(e.entry #> '{credentials,deviceTokens}')
@@ -45,7 +58,7 @@ const REMOVE_DEAD_DESTINATIONS: &str = "UPDATE subscribers AS s
                                WHERE NOT (t.token #>> '{}') = ANY(r.tokens)), '[]'::jsonb))
                  END ORDER BY e.ord), '[]'::jsonb)
              FROM jsonb_array_elements(s.channels) WITH ORDINALITY AS e(entry, ord)
-             LEFT JOIN jsonb_to_recordset(u.removals) AS r(integration_id uuid, tokens text[], webhook boolean)
+             LEFT JOIN jsonb_to_recordset(u.removals) AS r(integration_id uuid, tokens text[], fields text[])
                     ON e.entry ->> '_integrationId' = r.integration_id::text),
          version = s.version + 1,
          updated_at = $2
@@ -62,20 +75,21 @@ pub async fn remove_dead_destinations(
 }
 
 /// One record per subscriber (an UPDATE changes a row once, whatever the number of joined records),
-/// listing per integration the tokens to drop and whether the webhook goes.
+/// listing per integration the tokens and the credential fields to drop.
 fn removal_records(dead: &[DeadDestination]) -> Vec<Value> {
     #[derive(Default)]
     struct Removal {
         tokens: Vec<String>,
-        webhook: bool,
+        fields: Vec<&'static str>,
     }
     let mut by_subscriber: BTreeMap<Uuid, BTreeMap<Uuid, Removal>> = BTreeMap::new();
     for destination in dead {
         let removal =
             by_subscriber.entry(destination.subscriber).or_default().entry(destination.integration_id).or_default();
-        match &destination.what {
-            DeadKind::DeviceToken(token) => removal.tokens.push(token.clone()),
-            DeadKind::WebhookUrl => removal.webhook = true,
+        match (&destination.what, destination.what.field()) {
+            (DeadKind::DeviceToken(token), _) => removal.tokens.push(token.clone()),
+            (_, Some(field)) => removal.fields.push(field),
+            (_, None) => {}
         }
     }
     by_subscriber
@@ -84,7 +98,7 @@ fn removal_records(dead: &[DeadDestination]) -> Vec<Value> {
             let removals: Vec<Value> = removals
                 .into_iter()
                 .map(|(integration_id, removal)| {
-                    json!({"integration_id": integration_id, "tokens": removal.tokens, "webhook": removal.webhook})
+                    json!({"integration_id": integration_id, "tokens": removal.tokens, "fields": removal.fields})
                 })
                 .collect();
             json!({"subscriber_id": subscriber, "removals": removals})
@@ -114,11 +128,11 @@ mod tests {
             records,
             [
                 json!({"subscriber_id": ada, "removals": [
-                    {"integration_id": fcm, "tokens": ["a1", "a2"], "webhook": false},
-                    {"integration_id": slack, "tokens": [], "webhook": true},
+                    {"integration_id": fcm, "tokens": ["a1", "a2"], "fields": []},
+                    {"integration_id": slack, "tokens": [], "fields": ["webhookUrl"]},
                 ]}),
                 json!({"subscriber_id": bob, "removals": [
-                    {"integration_id": fcm, "tokens": ["b1"], "webhook": false},
+                    {"integration_id": fcm, "tokens": ["b1"], "fields": []},
                 ]}),
             ]
         );

@@ -22,7 +22,7 @@ use crate::engine::details::{Detail, DetailSource, DetailStatus};
 use crate::engine::jobs::Job;
 use crate::engine::runtime::WorkerShared;
 pub use crate::providers::Channel;
-use crate::providers::{retry_delay, Accepted, Delivery, Destination, ProviderError};
+use crate::providers::{posts_to_chat_channel, retry_delay, Accepted, Delivery, Destination, ProviderError};
 
 /// The longest wait a provider's `Retry-After` can impose before a retry; the job's lease and the
 /// notification's timeliness matter more than a provider's hour-long hint.
@@ -156,9 +156,6 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel)
     let outcome = if channel == Channel::Push {
         device_answers::record(input, job, attempt, provider.send_each(&delivery).await)
     } else {
-        // Only the subscriber's own webhook can be dead: the integration's is the operator's to fix.
-        let owner_of_webhook = attempt.owner.filter(|_| delivery.to.webhook_url.is_some());
-        let attempt = Attempt { owner: owner_of_webhook, ..attempt };
         record_answer(input, job, attempt, provider.send(&delivery).await)
     };
     with_provider(outcome)
@@ -281,16 +278,22 @@ pub(super) fn record_answer(
             provider_message_id: None,
         });
         outcome.result = Some(json!({ "messageId": message_id, "status": "error" }));
+        // Adapters report a dead chat destination only when it is the subscriber's (the integration's own
+        // webhook is the operator's to fix): its channel when the provider posts to one, else its webhook.
         if let (ProviderError::DeadDestination { .. }, Some(owner)) = (&error, owner) {
+            let provider_id = integration.row.provider_id.as_str();
+            let (what, named) = if posts_to_chat_channel(provider_id, &integration.credentials) {
+                (DeadKind::Channel, "channel")
+            } else {
+                (DeadKind::WebhookUrl, "webhook URL")
+            };
             outcome.dead_destinations.push(DeadDestination {
                 subscriber: owner.subscriber,
                 integration_id: owner.entry,
-                what: DeadKind::WebhookUrl,
+                what,
             });
-            let detail = format!(
-                "The subscriber's {} webhook URL is gone; removed from their channel credentials",
-                integration.row.provider_id
-            );
+            let detail =
+                format!("The subscriber's {provider_id} {named} is gone; removed from their channel credentials");
             outcome = outcome.detail(Detail::new(job, DetailStatus::Warning, DetailSource::Credentials, detail));
         }
         outcome
@@ -347,10 +350,17 @@ fn unreachable(channel: Channel, recipient: &Destination, integration: &Integrat
         Channel::Sms if recipient.phone.is_none() => {
             Some(("no_subscriber_phone", "The subscriber has no phone number".into()))
         }
-        Channel::Chat if recipient.webhook_url.is_none() && !integration_webhook => Some((
-            "no_chat_webhook_url",
-            format!("The subscriber has no chat webhook URL for {}", integration.row.provider_id),
-        )),
+        Channel::Chat
+            if recipient.webhook_url.is_none()
+                && !integration_webhook
+                && !(recipient.chat_channel.is_some()
+                    && posts_to_chat_channel(&integration.row.provider_id, &integration.credentials)) =>
+        {
+            Some((
+                "no_chat_webhook_url",
+                format!("The subscriber has no chat webhook URL for {}", integration.row.provider_id),
+            ))
+        }
         Channel::Push if recipient.device_tokens.is_empty() => Some((
             "no_device_tokens",
             format!("The subscriber has no device tokens for {}", integration.row.provider_id),

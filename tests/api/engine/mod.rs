@@ -3,6 +3,7 @@
 
 mod channels;
 mod crash;
+mod dead_destinations;
 mod delay;
 mod delivery;
 mod digest;
