@@ -39,9 +39,19 @@ pub fn error_response(error: AppError) -> Response {
         error_id: error.error_id().map(str::to_string),
     };
     let mut response = status.into_response();
+    if matches!(error, AppError::Unavailable(_)) {
+        // The database is away for now: a client (the official SDKs retry 5xx) may come back shortly.
+        response
+            .headers_mut()
+            .insert(http::header::RETRY_AFTER, http::HeaderValue::from_static(RETRY_UNAVAILABLE_SECS));
+    }
     response.extensions_mut().insert(report);
     response
 }
+
+/// `Retry-After` of a 503: the pool waits this long for a connection before giving up, so a retry
+/// after it meets a database that had the time to come back or a pool that reconnected.
+const RETRY_UNAVAILABLE_SECS: &str = "1";
 
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
@@ -184,6 +194,12 @@ mod tests {
                 Code::ResourceExhausted,
                 body(413, "Payload Too Large", "big"),
             ),
+            (
+                AppError::UnsupportedMediaType("not json".into()),
+                415,
+                Code::InvalidArgument,
+                body(415, "Unsupported Media Type", "not json"),
+            ),
             (AppError::Validation(vec![field]), 422, Code::InvalidArgument, {
                 let mut body = body(422, "Unprocessable Entity", "Validation failed: email");
                 body["errors"] = json!({ "email": { "messages": ["must be an email"], "value": "x" } });
@@ -222,6 +238,17 @@ mod tests {
             assert_eq!(tonic::Status::from(error_copy(&error)).code(), code, "{name}");
             assert_eq!(rest_body(error).await, (StatusCode::from_u16(status).unwrap(), body), "{name}");
         }
+    }
+
+    #[test]
+    fn only_a_503_tells_the_client_when_to_retry() {
+        for (error, ..) in every_variant() {
+            let unavailable = matches!(error, AppError::Unavailable(_));
+            let retry_after = error_response(error).headers().get(http::header::RETRY_AFTER).cloned();
+            assert_eq!(retry_after.is_some(), unavailable, "{retry_after:?}");
+        }
+        let response = error_response(AppError::Unavailable("pool timed out".into()));
+        assert_eq!(response.headers()[http::header::RETRY_AFTER], "1");
     }
 
     /// REST calls tonic methods in-process: the error it renders is the one the method returned.
