@@ -13,15 +13,18 @@
 //! - providers' own APIs, each with its own authentication and an optional `baseUrl` (see `endpoint`):
 //!   email through `resend`, `sendgrid`, `mailgun` (a multipart form; EU domains need its EU `baseUrl`),
 //!   `postmark` and `ses` (Amazon SES v2); SMS through `twilio`, `nexmo` (Vonage), `plivo` and `sns`
-//!   (Amazon SNS); the AWS ones are signed with SigV4 (`sigv4`).
+//!   (Amazon SNS); the AWS ones are signed with SigV4 (`sigv4`); push through `fcm` (Firebase Cloud
+//!   Messaging v1: a service account's OAuth token, cached; one request per device token) and `expo`
+//!   (every token of a message in one request).
+//!
+//! A push message has an answer per device token ([`Provider::send_each`]); a token the provider says
+//! is gone is a [`ProviderError::DeadDestination`], which the engine removes from the subscriber.
 //!
 //! `nodemailer` ("Custom SMTP") speaks SMTP to the integration's own server (module `smtp`: TLS modes,
 //! connection pooling, how replies are sorted).
 //!
 //! Every other provider id, known to the spec or not, is [`ProviderError::Unsupported`] until it has an
 //! adapter.
-//!
-//! # What a webhook receiver gets
 //!
 //! # What a webhook receiver gets
 //!
@@ -46,6 +49,8 @@ mod credentials;
 mod email_webhook;
 mod endpoint;
 mod error;
+mod expo;
+mod fcm;
 mod generic_sms;
 mod http;
 mod mailgun;
@@ -53,6 +58,7 @@ mod message;
 mod nexmo;
 mod plivo;
 mod postmark;
+mod push;
 mod push_webhook;
 mod registry;
 mod resend;

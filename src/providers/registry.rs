@@ -2,10 +2,12 @@
 
 use std::time::Duration;
 
-use reqwest::{redirect, Client};
+use reqwest::{redirect, Client, ClientBuilder};
 
 use super::chat_webhook::ChatWebhook;
 use super::email_webhook::EmailWebhook;
+use super::expo::Expo;
+use super::fcm::Fcm;
 use super::generic_sms::GenericSms;
 use super::mailgun::Mailgun;
 use super::nexmo::Nexmo;
@@ -30,6 +32,9 @@ const TOTAL_TIMEOUT: Duration = Duration::from_secs(15);
 #[derive(Clone)]
 pub(crate) struct Http {
     pub(crate) client: Client,
+    /// The same, speaking HTTP/2 without TLS (prior knowledge): for the push adapters' plain-http
+    /// `baseUrl`s (local fakes), where HTTP/2 cannot be negotiated as it is over TLS.
+    pub(crate) h2c: Client,
     pub(crate) settings: ProviderSettings,
 }
 
@@ -49,20 +54,16 @@ pub struct Providers {
     twilio: Twilio,
     nexmo: Nexmo,
     plivo: Plivo,
+    fcm: Fcm,
+    expo: Expo,
     smtp: Smtp,
 }
 
 impl Providers {
     pub fn new(settings: ProviderSettings) -> Self {
-        let client = Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .timeout(TOTAL_TIMEOUT)
-            // See the module docs: a 3xx is an answer, not a place to re-send a signed body.
-            .redirect(redirect::Policy::none())
-            .user_agent(concat!("herald/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .expect("the HTTP client's TLS backend initializes");
-        let http = Http { client: client.clone(), settings };
+        let client = client_builder().build().expect("the HTTP client's TLS backend initializes");
+        let h2c = client_builder().http2_prior_knowledge().build().expect("the HTTP client's TLS backend initializes");
+        let http = Http { client: client.clone(), h2c, settings };
         Self {
             email_webhook: EmailWebhook { client: client.clone() },
             chat_webhook: ChatWebhook { client: client.clone() },
@@ -76,7 +77,9 @@ impl Providers {
             sns: Sns { http: http.clone() },
             twilio: Twilio { http: http.clone() },
             nexmo: Nexmo { http: http.clone() },
-            plivo: Plivo { http },
+            plivo: Plivo { http: http.clone() },
+            fcm: Fcm::new(http.clone()),
+            expo: Expo { http },
             smtp: Smtp::new(),
         }
     }
@@ -108,10 +111,22 @@ impl Providers {
             "twilio" => Ok(&self.twilio),
             "nexmo" => Ok(&self.nexmo),
             "plivo" => Ok(&self.plivo),
+            "fcm" => Ok(&self.fcm),
+            "expo" => Ok(&self.expo),
             "nodemailer" => Ok(&self.smtp),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
         }
     }
+}
+
+/// How every HTTP client of the adapters is set up.
+fn client_builder() -> ClientBuilder {
+    Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .timeout(TOTAL_TIMEOUT)
+        // See the module docs: a 3xx is an answer, not a place to re-send a signed body.
+        .redirect(redirect::Policy::none())
+        .user_agent(concat!("herald/", env!("CARGO_PKG_VERSION")))
 }
 
 impl Default for Providers {

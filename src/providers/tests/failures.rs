@@ -21,6 +21,8 @@ const ADAPTERS: &[&str] = &[
     "twilio",
     "nexmo",
     "plivo",
+    "fcm",
+    "expo",
     "nodemailer",
 ];
 
