@@ -10,15 +10,13 @@
 //! then the overrides' `data`; the overrides (`overrides.push`, then `overrides.expo`) may also set
 //! `title`, `subtitle`, `body`, `sound` (a name or Expo's object), `badge`, `ttl`, `expiration`,
 //! `priority`, `channelId`, `categoryId`, `icon`, `richContent`, `mutableContent`, `interruptionLevel`
-//! and `_contentAvailable`, sent as they are. Bodies are not gzipped (Expo's SDK does it above 1 KiB):
-//! 100 messages stay far below Expo's limits, and reqwest here has no gzip.
-//!
-//! A token that is not an Expo push token (`ExponentPushToken[…]`, `ExpoPushToken[…]` or a UUID, the
-//! SDK's test) is refused before sending: Expo would refuse the whole request for it.
+//! and `_contentAvailable`, sent as they are. Bodies go uncompressed: Expo's SDK gzips those over 1 KiB,
+//! but Expo does not ask for it, and it would take a compression crate for a few kilobytes.
 //!
 //! Answer: `200 {"data": [ticket, …]}`, one ticket per message in order: `{"status": "ok", "id"}` is
 //! accepted, the id recorded (it names the receipt); `{"status": "error", "message", "details":
-//! {"error"}}` is sorted by `details.error`: `DeviceNotRegistered` is a dead token,
+//! {"error"}}` is sorted by `details.error`: `DeviceNotRegistered` (Expo's answer to a malformed token
+//! too) is a dead token,
 //! `MessageRateExceeded` transient, `InvalidCredentials` (the project's FCM or APNs credentials at Expo)
 //! misconfigures the integration, anything else (`MessageTooBig`) is permanent. A request-level error,
 //! `{"errors": [{"code", "message"}]}`, or no answer at all, is every token's, sorted by status.
@@ -69,26 +67,18 @@ impl Provider for Expo {
 
     async fn send_each(&self, delivery: &Delivery) -> Vec<DeviceAnswer> {
         let tokens = &delivery.to.device_tokens;
-        let mut answers: Vec<Option<Result<Accepted, ProviderError>>> =
-            tokens.iter().map(|token| refusal(token).map(Err)).collect();
-        let sendable: Vec<usize> = (0..tokens.len()).filter(|&index| answers[index].is_none()).collect();
-        match endpoint(ID, &delivery.credentials, API, "/--/api/v2/push/send", &self.http.settings) {
+        let answers = match endpoint(ID, &delivery.credentials, API, "/--/api/v2/push/send", &self.http.settings) {
             Ok(url) => {
                 let template = template(delivery);
-                let requests = sendable.chunks(CHUNK).map(|chunk| {
-                    let messages = chunk.iter().map(|&index| message(&template, &tokens[index])).collect();
+                let requests = tokens.chunks(CHUNK).map(|chunk| {
+                    let messages = chunk.iter().map(|token| message(&template, token)).collect();
                     self.post(delivery, url.clone(), messages)
                 });
-                for (chunk, tickets) in sendable.chunks(CHUNK).zip(join_all(requests).await) {
-                    for (&index, answer) in chunk.iter().zip(tickets) {
-                        answers[index] = Some(answer);
-                    }
-                }
+                join_all(requests).await.into_iter().flatten().collect()
             }
-            Err(err) => sendable.iter().for_each(|&index| answers[index] = Some(Err(err.clone()))),
-        }
-        let answered = answers.into_iter().map(|answer| answer.expect("every token has its answer"));
-        tokens.iter().zip(answered).map(|(token, answer)| DeviceAnswer { token: token.clone(), answer }).collect()
+            Err(err) => vec![Err(err); tokens.len()],
+        };
+        tokens.iter().zip(answers).map(|(token, answer)| DeviceAnswer { token: token.clone(), answer }).collect()
     }
 }
 
@@ -105,16 +95,6 @@ impl Expo {
             Err(err) => vec![Err(err); count],
         }
     }
-}
-
-/// Why `token` cannot go to Expo: it is not an Expo push token (the SDK's `isExpoPushToken`).
-fn refusal(token: &str) -> Option<ProviderError> {
-    let bracketed =
-        (token.starts_with("ExponentPushToken[") || token.starts_with("ExpoPushToken[")) && token.ends_with(']');
-    let uuid = token.len() == 36 && uuid::Uuid::try_parse(token).is_ok();
-    (!bracketed && !uuid).then(|| {
-        ProviderError::permanent(format!("{ID}: the device token is not an Expo push token (ExponentPushToken[…])"))
-    })
 }
 
 /// Every field of the message but `to`.
@@ -186,18 +166,6 @@ fn sorted_ticket(answer: &HttpAnswer, ticket: &Value) -> Result<Accepted, Provid
 mod tests {
     use super::*;
     use crate::providers::tests::delivery;
-
-    #[test]
-    fn expo_tokens_are_told_from_others_as_the_sdk_does() {
-        for token in
-            ["ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]", "ExpoPushToken[abc]", "d7a3c0a4-5c1e-4b8e-9a51-0c2f0d1e2b3c"]
-        {
-            assert_eq!(refusal(token), None, "{token}");
-        }
-        for token in ["", "fcm-token:APA91b", "ExponentPushToken[abc", "d7a3c0a45c1e4b8e9a510c2f0d1e2b3c"] {
-            assert!(matches!(refusal(token), Some(ProviderError::Permanent { .. })), "{token}");
-        }
-    }
 
     #[test]
     fn the_message_takes_the_payload_as_data_and_the_known_overrides() {

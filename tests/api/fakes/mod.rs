@@ -4,6 +4,8 @@
 //! success) and reads back every request the fake received.
 
 pub mod aws;
+pub mod expo;
+pub mod fcm;
 pub mod mailgun;
 pub mod nexmo;
 pub mod plivo;
@@ -20,7 +22,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri, Version};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use base64::Engine;
@@ -30,6 +32,7 @@ use serde_json::Value;
 #[derive(Debug, Clone)]
 pub struct Recorded {
     pub method: Method,
+    pub version: Version,
     pub path: String,
     pub query: Option<String>,
     pub headers: HeaderMap,
@@ -131,19 +134,22 @@ impl IntoResponse for FakeAnswer {
 }
 
 /// How a fake answers a request: the real provider's error when the request is not one it accepts,
-/// else `None` (the scripted answer, or the provider's success).
-pub type Check = fn(&Recorded) -> Option<FakeAnswer>;
+/// else `None` (the scripted answer, or the provider's success). A closure when the fake keeps state
+/// (the tokens it issued).
+pub type Check = Box<dyn Fn(&Recorded) -> Option<FakeAnswer> + Send>;
 /// The provider's success answer to a request it accepted.
-pub type Success = fn(&Recorded) -> FakeAnswer;
+pub type Success = Box<dyn Fn(&Recorded) -> FakeAnswer + Send>;
 
 struct Inner {
     check: Check,
     success: Success,
     requests: Vec<Recorded>,
     scripted: VecDeque<FakeAnswer>,
+    connections: usize,
 }
 
-/// A running fake; it stops with the test's runtime.
+/// A running fake; it stops with the test's runtime. It serves HTTP/1.1, and HTTP/2 to a client that
+/// starts with it (prior knowledge).
 #[derive(Clone)]
 pub struct FakeProvider {
     base_url: String,
@@ -151,13 +157,28 @@ pub struct FakeProvider {
 }
 
 impl FakeProvider {
-    pub async fn start(check: Check, success: Success) -> Self {
-        let inner = Arc::new(Mutex::new(Inner { check, success, requests: Vec::new(), scripted: VecDeque::new() }));
+    pub async fn start(
+        check: impl Fn(&Recorded) -> Option<FakeAnswer> + Send + 'static,
+        success: impl Fn(&Recorded) -> FakeAnswer + Send + 'static,
+    ) -> Self {
+        let inner = Arc::new(Mutex::new(Inner {
+            check: Box::new(check),
+            success: Box::new(success),
+            requests: Vec::new(),
+            scripted: VecDeque::new(),
+            connections: 0,
+        }));
         let app = Router::new().fallback(answer).with_state(inner.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a local port");
         let base_url = format!("http://{}", listener.local_addr().expect("bound address"));
+        let listener = CountingListener { listener, inner: inner.clone() };
         tokio::spawn(async move { axum::serve(listener, app).await.expect("the fake runs") });
         Self { base_url, inner }
+    }
+
+    /// How many connections clients opened to the fake.
+    pub fn connections(&self) -> usize {
+        self.inner.lock().unwrap().connections
     }
 
     /// The origin to give the integration as its `baseUrl`.
@@ -184,15 +205,37 @@ impl FakeProvider {
     }
 }
 
+/// Counts the connections axum accepts.
+struct CountingListener {
+    listener: tokio::net::TcpListener,
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl axum::serve::Listener for CountingListener {
+    type Io = tokio::net::TcpStream;
+    type Addr = std::net::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        let accepted = axum::serve::Listener::accept(&mut self.listener).await;
+        self.inner.lock().unwrap().connections += 1;
+        accepted
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.listener.local_addr()
+    }
+}
+
 async fn answer(
     State(inner): State<Arc<Mutex<Inner>>>,
     method: Method,
+    version: Version,
     uri: Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> FakeAnswer {
-    let request =
-        Recorded { method, path: uri.path().to_owned(), query: uri.query().map(str::to_owned), headers, body };
+    let path = uri.path().to_owned();
+    let request = Recorded { method, version, path, query: uri.query().map(str::to_owned), headers, body };
     let mut inner = inner.lock().unwrap();
     inner.requests.push(request.clone());
     if let Some(refusal) = (inner.check)(&request) {

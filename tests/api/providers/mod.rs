@@ -3,6 +3,8 @@
 //! misconfigured integration).
 
 mod common;
+mod expo;
+mod fcm;
 mod mailgun;
 mod nexmo;
 mod plivo;
@@ -43,6 +45,17 @@ pub fn delivery(provider_id: &str, channel: Channel, credentials: Value) -> Deli
         payload: json!({"orderId": "A-1"}),
         overrides: json!({}),
     }
+}
+
+/// A push "Order A-1 shipped" to Ada's `device_tokens` through `provider_id`.
+pub fn push(provider_id: &str, credentials: Value, device_tokens: &[&str]) -> Delivery {
+    let mut push = delivery(provider_id, Channel::Push, credentials);
+    push.to.device_tokens = device_tokens.iter().map(|token| token.to_string()).collect();
+    push.subject = None;
+    push.title = Some("Order A-1 shipped".to_owned());
+    push.content = "Your order is on its way".to_owned();
+    push.text = None;
+    push
 }
 
 pub async fn send(delivery: &Delivery) -> Result<Accepted, ProviderError> {
