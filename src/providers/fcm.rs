@@ -46,21 +46,8 @@ use super::{Accepted, Delivery, Provider, ProviderError};
 
 const ID: &str = "fcm";
 const API: &str = "https://fcm.googleapis.com";
-/// The override keys FCM reads (see the module docs).
-const OVERRIDES: &[&str] = &[
-    "type",
-    "title",
-    "body",
-    "image",
-    "imageUrl",
-    "data",
-    "android",
-    "apns",
-    "webpush",
-    "webPush",
-    "fcm_options",
-    "fcmOptions",
-];
+/// The override keys that make the notification and its data (see the module docs).
+const CONTENT: &[&str] = &["type", "title", "body", "image", "imageUrl", "data"];
 /// The FCM v1 message fields the overrides pass on as they are, with their firebase-admin spellings.
 const PASSED_ON: &[(&str, &str)] = &[
     ("android", "android"),
@@ -107,7 +94,8 @@ impl Provider for Fcm {
 
 /// The FCM v1 message to `token` (see the module docs).
 fn message(delivery: &Delivery, token: &str) -> Value {
-    let overrides = push_overrides(delivery, ID, OVERRIDES);
+    let known: Vec<&str> = CONTENT.iter().chain(PASSED_ON.iter().map(|(key, _)| key)).copied().collect();
+    let overrides = push_overrides(delivery, ID, &known);
     let (title, body) = title_and_body(delivery, &overrides);
     let mut data: Map<String, Value> = delivery
         .payload

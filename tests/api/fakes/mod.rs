@@ -24,6 +24,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri, Version};
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
 use axum::Router;
 use base64::Engine;
 use serde_json::Value;
@@ -171,7 +172,8 @@ impl FakeProvider {
         let app = Router::new().fallback(answer).with_state(inner.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a local port");
         let base_url = format!("http://{}", listener.local_addr().expect("bound address"));
-        let listener = CountingListener { listener, inner: inner.clone() };
+        let counting = inner.clone();
+        let listener = listener.tap_io(move |_| counting.lock().unwrap().connections += 1);
         tokio::spawn(async move { axum::serve(listener, app).await.expect("the fake runs") });
         Self { base_url, inner }
     }
@@ -202,27 +204,6 @@ impl FakeProvider {
         let requests = self.requests();
         assert_eq!(requests.len(), 1, "expected exactly one request, got {requests:#?}");
         requests.into_iter().next().unwrap()
-    }
-}
-
-/// Counts the connections axum accepts.
-struct CountingListener {
-    listener: tokio::net::TcpListener,
-    inner: Arc<Mutex<Inner>>,
-}
-
-impl axum::serve::Listener for CountingListener {
-    type Io = tokio::net::TcpStream;
-    type Addr = std::net::SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        let accepted = axum::serve::Listener::accept(&mut self.listener).await;
-        self.inner.lock().unwrap().connections += 1;
-        accepted
-    }
-
-    fn local_addr(&self) -> std::io::Result<Self::Addr> {
-        self.listener.local_addr()
     }
 }
 
