@@ -1,16 +1,24 @@
-//! A provider stand-in for `scripts/bench-email.sh`: answers like Resend's `POST /emails` (HTTP) and like
-//! an SMTP relay, each after a fixed latency, and counts the connections it accepted, so the benchmark
-//! can show that Herald reuses connections instead of opening one per email. Not a test fake: it checks
-//! nothing (tests/api/fakes/ has the faithful ones).
+//! A provider stand-in for `scripts/bench-email.sh` and `scripts/bench-push.sh`: answers like Resend's
+//! `POST /emails`, like FCM's `POST /v1/projects/{id}/messages:send` and its OAuth `POST /token`, and like
+//! an SMTP relay, each send after a fixed latency, and counts the connections it accepted, so the
+//! benchmarks can show that Herald reuses connections instead of opening one per message. Not a test
+//! fake: it checks nothing (tests/api/fakes/ has the faithful ones). HTTP/1.1, and HTTP/2 for a client
+//! that starts with it (as Herald's FCM adapter does with a plain-http `baseUrl`).
 //!
 //! `cargo run --release --example provider_fake -- <http port> <smtp port> <latency ms>`; `GET /stats`
-//! on the HTTP port answers `{"httpConnections", "httpRequests", "smtpConnections", "smtpMessages"}`.
+//! on the HTTP port answers `{"httpConnections", "httpRequests", "fcmTokenExchanges", "fcmSends",
+//! "fcmSendConnections", "smtpConnections", "smtpMessages"}` (`fcmSendConnections`: how many
+//! connections carried the FCM sends).
 
+use std::collections::HashSet;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use axum::extract::ConnectInfo;
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -20,6 +28,9 @@ use tokio::net::{TcpListener, TcpStream};
 struct Stats {
     http_connections: AtomicU64,
     http_requests: AtomicU64,
+    fcm_token_exchanges: AtomicU64,
+    fcm_sends: AtomicU64,
+    fcm_send_peers: Mutex<HashSet<SocketAddr>>,
     smtp_connections: AtomicU64,
     smtp_messages: AtomicU64,
 }
@@ -57,6 +68,28 @@ async fn main() {
             }),
         )
         .route(
+            "/token",
+            post({
+                let stats = stats.clone();
+                move || async move {
+                    stats.fcm_token_exchanges.fetch_add(1, Ordering::Relaxed);
+                    Json(json!({"access_token": "ya29.bench", "expires_in": 3599, "token_type": "Bearer"}))
+                }
+            }),
+        )
+        .route(
+            "/v1/projects/{project}/messages:send",
+            post({
+                let stats = stats.clone();
+                move |ConnectInfo(peer): ConnectInfo<SocketAddr>| async move {
+                    stats.fcm_send_peers.lock().unwrap().insert(peer);
+                    tokio::time::sleep(latency).await;
+                    let id = stats.fcm_sends.fetch_add(1, Ordering::Relaxed);
+                    Json(json!({"name": format!("projects/bench/messages/0:{id}")}))
+                }
+            }),
+        )
+        .route(
             "/stats",
             get({
                 let stats = stats.clone();
@@ -64,34 +97,19 @@ async fn main() {
             }),
         );
     let http = TcpListener::bind(("127.0.0.1", http_port as u16)).await.expect("bind the HTTP port");
-    axum::serve(CountingListener { inner: http, stats }, app).await.expect("the fake serves");
-}
-
-/// Counts the connections axum accepts.
-struct CountingListener {
-    inner: TcpListener,
-    stats: Arc<Stats>,
-}
-
-impl axum::serve::Listener for CountingListener {
-    type Io = TcpStream;
-    type Addr = std::net::SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        let accepted = axum::serve::Listener::accept(&mut self.inner).await;
-        self.stats.http_connections.fetch_add(1, Ordering::Relaxed);
-        accepted
-    }
-
-    fn local_addr(&self) -> std::io::Result<Self::Addr> {
-        self.inner.local_addr()
-    }
+    let http = http.tap_io(move |_| {
+        stats.http_connections.fetch_add(1, Ordering::Relaxed);
+    });
+    axum::serve(http, app.into_make_service_with_connect_info::<SocketAddr>()).await.expect("the fake serves");
 }
 
 fn snapshot(stats: &Stats) -> Value {
     json!({
         "httpConnections": stats.http_connections.load(Ordering::Relaxed),
         "httpRequests": stats.http_requests.load(Ordering::Relaxed),
+        "fcmTokenExchanges": stats.fcm_token_exchanges.load(Ordering::Relaxed),
+        "fcmSends": stats.fcm_sends.load(Ordering::Relaxed),
+        "fcmSendConnections": stats.fcm_send_peers.lock().unwrap().len(),
         "smtpConnections": stats.smtp_connections.load(Ordering::Relaxed),
         "smtpMessages": stats.smtp_messages.load(Ordering::Relaxed),
     })

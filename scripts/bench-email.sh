@@ -14,7 +14,7 @@ source scripts/bench-start.sh
 cargo build --release --example provider_fake
 http_port=$((port + 1))
 smtp_port=$((port + 2))
-target/release/examples/provider_fake "$http_port" "$smtp_port" "$latency" &
+"$target/release/examples/provider_fake" "$http_port" "$smtp_port" "$latency" &
 fake=$!
 trap 'kill $fake 2>/dev/null; stop' EXIT
 

@@ -27,7 +27,7 @@ pub(crate) fn endpoint(
     settings: &ProviderSettings,
 ) -> Result<Url, ProviderError> {
     let base = match credential(credentials, "baseUrl") {
-        Some(base) => checked_base(provider_id, base, settings)?,
+        Some(base) => checked_url(provider_id, "baseUrl", base, settings)?,
         None => Url::parse(default_base).expect("a provider's own base URL is valid"),
     };
     base.join(path).map_err(|_| ProviderError::permanent(format!("{provider_id}: `{path}` is not a valid path")))
@@ -39,12 +39,19 @@ pub(crate) fn integration_base(
     credentials: &Value,
     settings: &ProviderSettings,
 ) -> Result<Option<Url>, ProviderError> {
-    credential(credentials, "baseUrl").map(|base| checked_base(provider_id, base, settings)).transpose()
+    credential(credentials, "baseUrl").map(|base| checked_url(provider_id, "baseUrl", base, settings)).transpose()
 }
 
-fn checked_base(provider_id: &str, base: &str, settings: &ProviderSettings) -> Result<Url, ProviderError> {
-    let invalid = |why: &str| ProviderError::misconfigured(format!("{provider_id} baseUrl {why}"));
-    let url = Url::parse(base).map_err(|_| invalid("is not a valid URL"))?;
+/// A URL from the integration's credentials (`what` names it: `baseUrl`, FCM's `token_uri`), held to
+/// the same rule as a `baseUrl`: https, or plain http on loopback unless the operator allows it.
+pub(crate) fn checked_url(
+    provider_id: &str,
+    what: &str,
+    url: &str,
+    settings: &ProviderSettings,
+) -> Result<Url, ProviderError> {
+    let invalid = |why: &str| ProviderError::misconfigured(format!("{provider_id} {what} {why}"));
+    let url = Url::parse(url).map_err(|_| invalid("is not a valid URL"))?;
     let host = url.host_str().ok_or_else(|| invalid("has no host"))?;
     match url.scheme() {
         "https" => Ok(url),

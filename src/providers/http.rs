@@ -67,15 +67,12 @@ impl HttpAnswer {
             message.push_str(": ");
             message.push_str(&text);
         }
-        let raw = self.body.raw();
-        match kind {
-            ErrorKind::Transient => {
-                ProviderError::Transient { message, raw, retry_after: retry_after(&self.headers, Utc::now()) }
-            }
-            ErrorKind::Permanent => ProviderError::Permanent { message, raw },
-            ErrorKind::Misconfigured => ProviderError::Misconfigured { message, raw },
-            ErrorKind::DeadDestination => ProviderError::DeadDestination { message, raw },
-        }
+        kind.error(message, self.body.raw(), self.retry_after())
+    }
+
+    /// How long the provider asked us to wait (`Retry-After`), when it said.
+    pub(crate) fn retry_after(&self) -> Option<Duration> {
+        retry_after(&self.headers, Utc::now())
     }
 
     /// The provider's error text: the first string at one of `error_paths` of a JSON body, else a short
@@ -110,6 +107,16 @@ pub(crate) enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// The error of this kind; `retry_after` counts only for a transient one.
+    pub(crate) fn error(self, message: String, raw: Option<String>, retry_after: Option<Duration>) -> ProviderError {
+        match self {
+            Self::Transient => ProviderError::Transient { message, raw, retry_after },
+            Self::Permanent => ProviderError::Permanent { message, raw },
+            Self::Misconfigured => ProviderError::Misconfigured { message, raw },
+            Self::DeadDestination => ProviderError::DeadDestination { message, raw },
+        }
+    }
+
     pub(crate) fn of_status(status: StatusCode) -> Self {
         match status {
             StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => Self::Misconfigured,

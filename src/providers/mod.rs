@@ -21,6 +21,11 @@
 //!   subscriber's, and makes the integration misconfigured when it is the integration's (module `chat`).
 //! - push through `apns` (HTTP/2, a signed provider token per team) and `one-signal` (all of a message's
 //!   device tokens in one request), both reading the trigger's push overrides the same way (`push`).
+//! - push through `fcm` (Firebase Cloud Messaging v1: a service account's OAuth token, cached; one request
+//!   per device token) and `expo` (every token of a message in one request).
+//!
+//! A push message has an answer per device token ([`Provider::send_each`]); a token the provider says
+//! is gone is a [`ProviderError::DeadDestination`], which the engine removes from the subscriber.
 //!
 //! `nodemailer` ("Custom SMTP") speaks SMTP to the integration's own server (module `smtp`: TLS modes,
 //! connection pooling, how replies are sorted).
@@ -54,6 +59,8 @@ mod discord;
 mod email_webhook;
 mod endpoint;
 mod error;
+mod expo;
+mod fcm;
 mod generic_sms;
 mod http;
 mod mailgun;

@@ -1,5 +1,6 @@
 //! The push notification a push adapter sends, assembled once from the delivery and the trigger's
-//! overrides, so that every push adapter reads them the same way:
+//! overrides, so that every push adapter reads them the same way (adapters that send one request per
+//! device token are called with one token at a time, see [`super::Provider::send_each`]):
 //! - the overrides are `overrides.push` (for every push provider) with `overrides.<provider id>`
 //!   (`overrides.apns`, `overrides["one-signal"]`) over it, key by key: the provider's own wins;
 //! - `title` and `body` in them replace the step's rendered title and content;
@@ -66,6 +67,19 @@ impl PushMessage {
             Some(Value::String(text)) => text.eq_ignore_ascii_case("true") || text == "1",
             _ => false,
         }
+    }
+}
+
+/// The one device token of `delivery`. None is a subscriber without a device; several mean the caller
+/// did not go through `send_each`, and sending to only one of them would drop the rest unnoticed.
+pub(crate) fn one_device_token<'a>(provider_id: &str, delivery: &'a Delivery) -> Result<&'a str, ProviderError> {
+    match delivery.to.device_tokens.as_slice() {
+        [token] if !token.is_empty() => Ok(token),
+        [] => Err(ProviderError::permanent(format!("{provider_id}: the subscriber has no device tokens"))),
+        [_] => Err(ProviderError::permanent(format!("{provider_id}: the device token is empty"))),
+        _ => Err(ProviderError::permanent(format!(
+            "{provider_id}: one device token per send (several go through send_each)"
+        ))),
     }
 }
 

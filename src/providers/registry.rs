@@ -8,6 +8,8 @@ use super::apns::Apns;
 use super::chat_webhook::ChatWebhook;
 use super::discord::Discord;
 use super::email_webhook::EmailWebhook;
+use super::expo::Expo;
+use super::fcm::Fcm;
 use super::generic_sms::GenericSms;
 use super::mailgun::Mailgun;
 use super::mattermost::Mattermost;
@@ -46,6 +48,9 @@ pub(crate) fn client_builder() -> ClientBuilder {
 #[derive(Clone)]
 pub(crate) struct Http {
     pub(crate) client: Client,
+    /// The same, speaking HTTP/2 without TLS (prior knowledge): for the push adapters' plain-http
+    /// `baseUrl`s (local fakes), where HTTP/2 cannot be negotiated as it is over TLS.
+    pub(crate) h2c: Client,
     pub(crate) settings: ProviderSettings,
 }
 
@@ -71,13 +76,16 @@ pub struct Providers {
     mattermost: Mattermost,
     apns: Apns,
     one_signal: OneSignal,
+    fcm: Fcm,
+    expo: Expo,
     smtp: Smtp,
 }
 
 impl Providers {
     pub fn new(settings: ProviderSettings) -> Self {
         let client = client_builder().build().expect("the HTTP client's TLS backend initializes");
-        let http = Http { client: client.clone(), settings };
+        let h2c = client_builder().http2_prior_knowledge().build().expect("the HTTP client's TLS backend initializes");
+        let http = Http { client: client.clone(), h2c, settings };
         Self {
             email_webhook: EmailWebhook { client: client.clone() },
             chat_webhook: ChatWebhook { client: client.clone() },
@@ -97,7 +105,9 @@ impl Providers {
             msteams: MsTeams { http: http.clone() },
             mattermost: Mattermost { http: http.clone() },
             apns: Apns::new(settings),
-            one_signal: OneSignal { http },
+            one_signal: OneSignal { http: http.clone() },
+            fcm: Fcm::new(http.clone()),
+            expo: Expo { http },
             smtp: Smtp::new(),
         }
     }
@@ -135,6 +145,8 @@ impl Providers {
             "mattermost" => Ok(&self.mattermost),
             "apns" => Ok(&self.apns),
             "one-signal" => Ok(&self.one_signal),
+            "fcm" => Ok(&self.fcm),
+            "expo" => Ok(&self.expo),
             "nodemailer" => Ok(&self.smtp),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
         }

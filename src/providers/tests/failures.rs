@@ -27,6 +27,8 @@ const ADAPTERS: &[&str] = &[
     "mattermost",
     "apns",
     "one-signal",
+    "fcm",
+    "expo",
     "nodemailer",
 ];
 

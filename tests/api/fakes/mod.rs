@@ -1,12 +1,14 @@
 //! Faithful local fakes of providers' APIs, on 127.0.0.1. Each fake checks what the real provider
 //! checks (method, path, authentication, content type, required fields) and answers as it does, errors
 //! included; a test may script the answers to the next requests (a 429 with `Retry-After`, then a
-//! success) and reads back every request the fake received, with the HTTP version it came in and the
-//! connection it came on.
+//! success) and reads back every request the fake received, with the HTTP version it came in, and how
+//! many connections clients opened.
 
 pub mod apns;
 pub mod aws;
 pub mod discord;
+pub mod expo;
+pub mod fcm;
 pub mod mailgun;
 pub mod mattermost;
 pub mod msteams;
@@ -23,14 +25,14 @@ pub mod sns;
 pub mod sns_topic;
 pub mod twilio;
 
-use std::collections::{HashSet, VecDeque};
-use std::net::SocketAddr;
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri, Version};
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
 use axum::Router;
 use base64::Engine;
 use serde_json::Value;
@@ -39,14 +41,12 @@ use serde_json::Value;
 #[derive(Debug, Clone)]
 pub struct Recorded {
     pub method: Method,
+    /// HTTP/1.1, or HTTP/2 (h2c: the fakes serve both on one port, as hyper tells them apart).
+    pub version: Version,
     pub path: String,
     pub query: Option<String>,
     pub headers: HeaderMap,
     pub body: Bytes,
-    /// HTTP/1.1, or HTTP/2 (h2c: the fakes serve both on one port, as hyper tells them apart).
-    pub version: Version,
-    /// The client's end of the connection the request came on.
-    pub peer: SocketAddr,
 }
 
 impl Recorded {
@@ -144,19 +144,22 @@ impl IntoResponse for FakeAnswer {
 }
 
 /// How a fake answers a request: the real provider's error when the request is not one it accepts,
-/// else `None` (the scripted answer, or the provider's success).
-pub type Check = fn(&Recorded) -> Option<FakeAnswer>;
+/// else `None` (the scripted answer, or the provider's success). A closure when the fake keeps state
+/// (the tokens it issued).
+pub type Check = Box<dyn Fn(&Recorded) -> Option<FakeAnswer> + Send>;
 /// The provider's success answer to a request it accepted.
-pub type Success = fn(&Recorded) -> FakeAnswer;
+pub type Success = Box<dyn Fn(&Recorded) -> FakeAnswer + Send>;
 
 struct Inner {
     check: Check,
     success: Success,
     requests: Vec<Recorded>,
     scripted: VecDeque<FakeAnswer>,
+    connections: usize,
 }
 
-/// A running fake; it stops with the test's runtime.
+/// A running fake; it stops with the test's runtime. It serves HTTP/1.1, and HTTP/2 to a client that
+/// starts with it (prior knowledge).
 #[derive(Clone)]
 pub struct FakeProvider {
     base_url: String,
@@ -164,14 +167,29 @@ pub struct FakeProvider {
 }
 
 impl FakeProvider {
-    pub async fn start(check: Check, success: Success) -> Self {
-        let inner = Arc::new(Mutex::new(Inner { check, success, requests: Vec::new(), scripted: VecDeque::new() }));
+    pub async fn start(
+        check: impl Fn(&Recorded) -> Option<FakeAnswer> + Send + 'static,
+        success: impl Fn(&Recorded) -> FakeAnswer + Send + 'static,
+    ) -> Self {
+        let inner = Arc::new(Mutex::new(Inner {
+            check: Box::new(check),
+            success: Box::new(success),
+            requests: Vec::new(),
+            scripted: VecDeque::new(),
+            connections: 0,
+        }));
         let app = Router::new().fallback(answer).with_state(inner.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a local port");
         let base_url = format!("http://{}", listener.local_addr().expect("bound address"));
-        let app = app.into_make_service_with_connect_info::<SocketAddr>();
+        let counting = inner.clone();
+        let listener = listener.tap_io(move |_| counting.lock().unwrap().connections += 1);
         tokio::spawn(async move { axum::serve(listener, app).await.expect("the fake runs") });
         Self { base_url, inner }
+    }
+
+    /// How many connections clients opened to the fake.
+    pub fn connections(&self) -> usize {
+        self.inner.lock().unwrap().connections
     }
 
     /// The origin to give the integration as its `baseUrl`.
@@ -190,11 +208,6 @@ impl FakeProvider {
         self.inner.lock().unwrap().requests.clone()
     }
 
-    /// How many connections the requests came on.
-    pub fn connections(&self) -> usize {
-        self.requests().iter().map(|request| request.peer).collect::<HashSet<_>>().len()
-    }
-
     /// The one request received, failing the test when there were more or none.
     pub fn only_request(&self) -> Recorded {
         let requests = self.requests();
@@ -205,15 +218,14 @@ impl FakeProvider {
 
 async fn answer(
     State(inner): State<Arc<Mutex<Inner>>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    version: Version,
     method: Method,
+    version: Version,
     uri: Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> FakeAnswer {
-    let (path, query) = (uri.path().to_owned(), uri.query().map(str::to_owned));
-    let request = Recorded { method, path, query, headers, body, version, peer };
+    let path = uri.path().to_owned();
+    let request = Recorded { method, version, path, query: uri.query().map(str::to_owned), headers, body };
     let mut inner = inner.lock().unwrap();
     inner.requests.push(request.clone());
     if let Some(refusal) = (inner.check)(&request) {

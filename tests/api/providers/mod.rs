@@ -5,6 +5,8 @@
 mod apns;
 mod common;
 mod discord;
+mod expo;
+mod fcm;
 mod mailgun;
 mod mattermost;
 mod msteams;
@@ -50,6 +52,17 @@ pub fn delivery(provider_id: &str, channel: Channel, credentials: Value) -> Deli
         overrides: json!({}),
         status_callback_url: None,
     }
+}
+
+/// A push "Order A-1 shipped" to Ada's `device_tokens` through `provider_id`.
+pub fn push(provider_id: &str, credentials: Value, device_tokens: &[&str]) -> Delivery {
+    let mut push = delivery(provider_id, Channel::Push, credentials);
+    push.to.device_tokens = device_tokens.iter().map(|token| token.to_string()).collect();
+    push.subject = None;
+    push.title = Some("Order A-1 shipped".to_owned());
+    push.content = "Your order is on its way".to_owned();
+    push.text = None;
+    push
 }
 
 pub async fn send(delivery: &Delivery) -> Result<Accepted, ProviderError> {
