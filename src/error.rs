@@ -222,19 +222,36 @@ impl AppError {
 impl From<diesel::result::Error> for AppError {
     /// Database errors are 500s, except the two a client's data alone can cause and no field check
     /// upstream can fully rule out: text PostgreSQL cannot store (NUL characters), and a value too
-    /// long for an index entry. Those are the client's 400, and nothing was written.
+    /// long for an index entry. Those are the client's 400, and nothing was written. A connection the
+    /// server closed (a restart, an administrator's `pg_terminate_backend`) is a 503 the client may
+    /// retry: the pool replaces the connection.
     fn from(error: diesel::result::Error) -> Self {
-        if let diesel::result::Error::DatabaseError(_, info) = &error {
+        if let diesel::result::Error::DatabaseError(kind, info) = &error {
             let message = info.message();
+            if lost_connection(kind, message) {
+                tracing::warn!(%error, "database connection lost under a request");
+                return AppError::Unavailable(Box::new(error));
+            }
             if message.contains("invalid byte sequence") || message.contains("unsupported Unicode escape sequence") {
                 return AppError::BadRequest("Text must not contain NUL (\\u0000) characters".into());
             }
-            if message.contains("index row size") {
+            // PostgreSQL says "index row size N exceeds maximum" or "index row requires N bytes".
+            if message.contains("index row size") || message.contains("index row requires") {
                 return AppError::BadRequest("A value is too long to be stored".into());
             }
         }
         AppError::internal(error)
     }
+}
+
+/// Whether a database error says the connection is gone rather than anything about the statement:
+/// closed or unusable (diesel-async reports an error without an SQLSTATE as `UnableToSendCommand`), or
+/// the server ending it (SQLSTATE 57P01–57P03: terminated by an administrator, a crash, a shutdown).
+fn lost_connection(kind: &diesel::result::DatabaseErrorKind, message: &str) -> bool {
+    use diesel::result::DatabaseErrorKind::{ClosedConnection, UnableToSendCommand};
+    matches!(kind, ClosedConnection | UnableToSendCommand)
+        || message.starts_with("terminating connection")
+        || message.starts_with("the database system is")
 }
 
 impl From<diesel_async::pooled_connection::deadpool::PoolError> for AppError {

@@ -28,6 +28,8 @@ pub struct TestServer {
     pub pool: DbPool,
     /// The engine's clock: tests move it forward instead of waiting.
     pub clock: Clock,
+    /// The test's schema: also the application name of every connection the server opens.
+    pub schema: String,
     running: Running,
 }
 
@@ -55,6 +57,7 @@ impl TestServer {
 
     async fn start_full(extra_rest_routes: Router, with_workers: bool, public: bool) -> Self {
         let database_url = fresh_schema_url().await;
+        let schema = schema_of(&database_url);
         run_migrations(&database_url).await.expect("migrations apply");
         let pool = build_pool(&database_url, 8).expect("pool");
         let (environment, key) = {
@@ -91,6 +94,7 @@ impl TestServer {
             organization_id: environment.organization_id,
             pool,
             clock,
+            schema,
             running,
         }
     }
@@ -209,7 +213,8 @@ pub async fn fresh_schema_url() -> String {
     let schema = format!("test_{}_{}", std::process::id(), Uuid::new_v4().simple());
     execute(&format!("CREATE SCHEMA {schema}")).await;
     // Extensions live in `public` so that every test schema sees them.
-    format!("{}?options=-c%20search_path%3D{schema},public", database_url(TEST_DATABASE))
+    // The schema is also the connections' application name, so a test can find (and terminate) them.
+    format!("{}?options=-c%20search_path%3D{schema},public&application_name={schema}", database_url(TEST_DATABASE))
 }
 
 /// Schemas are named after the test process; those of processes that ended are dropped.
@@ -233,6 +238,34 @@ async fn drop_schemas_of_dead_processes() {
         if !alive {
             execute(&format!("DROP SCHEMA IF EXISTS {nspname} CASCADE")).await;
         }
+    }
+}
+
+/// The application name `fresh_schema_url` gave the connections of `url`: its schema.
+fn schema_of(url: &str) -> String {
+    url.rsplit_once("application_name=").expect("a test schema URL").1.to_string()
+}
+
+impl TestServer {
+    /// Terminates every database connection the server holds, as an administrator (or a restart) would;
+    /// returns how many there were.
+    pub async fn terminate_connections(&self) -> i64 {
+        use diesel::sql_types::{BigInt, Text};
+        use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+        #[derive(diesel::QueryableByName)]
+        struct Terminated {
+            #[diesel(sql_type = BigInt)]
+            count: i64,
+        }
+        let mut conn = AsyncPgConnection::establish(&database_url(TEST_DATABASE)).await.expect("connect");
+        let terminated: Terminated = diesel::sql_query(
+            "SELECT count(pg_terminate_backend(pid)) AS count FROM pg_stat_activity WHERE application_name = $1",
+        )
+        .bind::<Text, _>(&self.schema)
+        .get_result(&mut conn)
+        .await
+        .expect("terminate");
+        terminated.count
     }
 }
 

@@ -4,11 +4,12 @@
 
 mod claim;
 mod commit;
+mod release;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::TimeDelta;
+use chrono::{DateTime, TimeDelta, Utc};
 use diesel_async::RunQueryDsl;
 use futures_util::StreamExt;
 use tokio::sync::{watch, Notify};
@@ -16,7 +17,9 @@ use tokio::sync::{watch, Notify};
 pub use super::runtime::{WorkerSettings, WorkerShared};
 use super::steps::context::BatchContext;
 use super::steps::{run_job, StepInput};
-use crate::error::AppResult;
+use uuid::Uuid;
+
+use crate::error::{AppError, AppResult};
 
 /// Runs the worker loops and the listener until `stop` turns true; in-flight batches finish first.
 pub async fn run_workers(shared: Arc<WorkerShared>, stop: watch::Receiver<bool>) {
@@ -32,16 +35,23 @@ pub async fn run_workers(shared: Arc<WorkerShared>, stop: watch::Receiver<bool>)
 }
 
 async fn batch_loop(shared: Arc<WorkerShared>, wake: Arc<Notify>, mut stop: watch::Receiver<bool>) {
+    let mut failures_in_a_row = 0;
     while !*stop.borrow() {
         let notified = wake.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
         let pause = match run_batch(&shared).await {
             Ok(0) => idle_pause(&shared).await,
-            Ok(_) => continue,
-            Err(error) => {
-                tracing::warn!(%error, "worker batch failed; its jobs run again when their lease expires");
-                shared.settings.poll_interval
+            Ok(_) => {
+                failures_in_a_row = 0;
+                continue;
+            }
+            Err(failure) => {
+                failures_in_a_row += 1;
+                let backoff = release::backoff(failures_in_a_row);
+                tracing::warn!(error = %failure.error, jobs = failure.claimed.len(), "worker batch failed; releasing its jobs");
+                release::release_jobs(&shared, &failure.claimed, backoff).await;
+                backoff
             }
         };
         tokio::select! {
@@ -62,31 +72,51 @@ async fn idle_pause(shared: &WorkerShared) -> Duration {
     }
 }
 
+/// A batch that failed, and the jobs it had claimed (none when the claim itself failed).
+struct BatchFailure {
+    error: AppError,
+    claimed: Vec<Uuid>,
+}
+
+impl From<AppError> for BatchFailure {
+    fn from(error: AppError) -> Self {
+        Self { error, claimed: Vec::new() }
+    }
+}
+
 /// Claims one batch, runs it and writes its outcomes; returns how many jobs it claimed.
-async fn run_batch(shared: &WorkerShared) -> AppResult<usize> {
+async fn run_batch(shared: &WorkerShared) -> Result<usize, BatchFailure> {
     let now = shared.engine.clock.now();
     let lease = TimeDelta::from_std(shared.settings.lease).unwrap_or(TimeDelta::seconds(60));
-    let (claimed, batch) = {
+    let claimed = {
+        let mut conn = shared.pool.get().await.map_err(AppError::from)?;
+        claim::claim_due_jobs(&mut conn, &shared.owner, shared.settings.batch_size, now, lease).await?
+    };
+    if claimed.is_empty() {
+        return Ok(0);
+    }
+    let ids: Vec<Uuid> = claimed.iter().map(|claimed| claimed.job.id).collect();
+    run_claimed(shared, &claimed, now).await.map_err(|error| BatchFailure { error, claimed: ids })?;
+    Ok(claimed.len())
+}
+
+/// Loads what the claimed jobs need, runs them and writes their outcomes.
+async fn run_claimed(shared: &WorkerShared, claimed: &[claim::Claimed], now: DateTime<Utc>) -> AppResult<()> {
+    let batch = {
         let mut conn = shared.pool.get().await?;
-        let claimed = claim::claim_due_jobs(&mut conn, &shared.owner, shared.settings.batch_size, now, lease).await?;
-        if claimed.is_empty() {
-            return Ok(0);
-        }
         let jobs: Vec<_> = claimed.iter().map(|claimed| claimed.job.clone()).collect();
-        let batch = BatchContext::load(&mut conn, &shared.cipher, &jobs).await?;
-        (claimed, batch)
+        BatchContext::load(&mut conn, &shared.cipher, &jobs).await?
     };
     // No connection is held while steps run: provider calls may take seconds. The steps of a batch run
     // concurrently (a for loop, not a closure: spawned futures cannot hold a closure over borrowed jobs).
     let mut running = Vec::with_capacity(claimed.len());
-    for claimed in &claimed {
+    for claimed in claimed {
         let input = StepInput { job: &claimed.job, batch: &batch, now };
         running.push(run_job(shared, input, claimed.previous_status));
     }
     let outcomes = futures_util::future::join_all(running).await;
     let mut conn = shared.pool.get().await?;
-    commit::commit_outcomes(&mut conn, shared, outcomes, shared.engine.clock.now()).await?;
-    Ok(claimed.len())
+    commit::commit_outcomes(&mut conn, shared, outcomes, shared.engine.clock.now()).await
 }
 
 /// Holds a connection listening on the wake channel and wakes one idle loop per notification;

@@ -7,6 +7,7 @@ mod dead_destinations;
 mod delay;
 mod delivery;
 mod digest;
+mod faults;
 pub mod fixtures;
 mod in_app;
 pub mod receiver;
