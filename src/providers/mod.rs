@@ -23,6 +23,8 @@
 //!   device tokens in one request), both reading the trigger's push overrides the same way (`push`).
 //! - push through `fcm` (Firebase Cloud Messaging v1: a service account's OAuth token, cached; one request
 //!   per device token) and `expo` (every token of a message in one request).
+//! - push through `pushpad` (every uid of a message in one request; a uid without a subscription is
+//!   left out of the answer, a dead destination).
 //!
 //! A push message has an answer per device token ([`Provider::send_each`]); a token the provider says
 //! is gone is a [`ProviderError::DeadDestination`], which the engine removes from the subscriber.
@@ -73,6 +75,7 @@ mod plivo;
 mod postmark;
 mod push;
 mod push_webhook;
+mod pushpad;
 mod registry;
 mod resend;
 mod retry;

@@ -19,6 +19,7 @@ use super::one_signal::OneSignal;
 use super::plivo::Plivo;
 use super::postmark::Postmark;
 use super::push_webhook::PushWebhook;
+use super::pushpad::Pushpad;
 use super::resend::Resend;
 use super::sendgrid::Sendgrid;
 use super::ses::Ses;
@@ -78,6 +79,7 @@ pub struct Providers {
     one_signal: OneSignal,
     fcm: Fcm,
     expo: Expo,
+    pushpad: Pushpad,
     smtp: Smtp,
 }
 
@@ -107,7 +109,8 @@ impl Providers {
             apns: Apns::new(settings),
             one_signal: OneSignal { http: http.clone() },
             fcm: Fcm::new(http.clone()),
-            expo: Expo { http },
+            expo: Expo { http: http.clone() },
+            pushpad: Pushpad { http },
             smtp: Smtp::new(),
         }
     }
@@ -147,6 +150,7 @@ impl Providers {
             "one-signal" => Ok(&self.one_signal),
             "fcm" => Ok(&self.fcm),
             "expo" => Ok(&self.expo),
+            "pushpad" => Ok(&self.pushpad),
             "nodemailer" => Ok(&self.smtp),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
         }

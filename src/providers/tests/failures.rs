@@ -29,6 +29,7 @@ const ADAPTERS: &[&str] = &[
     "one-signal",
     "fcm",
     "expo",
+    "pushpad",
     "nodemailer",
 ];
 

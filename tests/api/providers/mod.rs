@@ -14,6 +14,7 @@ mod nexmo;
 mod one_signal;
 mod plivo;
 mod postmark;
+mod pushpad;
 mod resend;
 mod sendgrid;
 mod ses;
