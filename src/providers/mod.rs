@@ -24,7 +24,8 @@
 //! - push through `fcm` (Firebase Cloud Messaging v1: a service account's OAuth token, cached; one request
 //!   per device token) and `expo` (every token of a message in one request).
 //! - push through `pushpad` (every uid of a message in one request; a uid without a subscription is
-//!   left out of the answer, a dead destination).
+//!   left out of the answer, a dead destination) and `pusher-beams` (every Beams user id of a message in
+//!   one publish; Beams reports nothing per user).
 //!
 //! A push message has an answer per device token ([`Provider::send_each`]); a token the provider says
 //! is gone is a [`ProviderError::DeadDestination`], which the engine removes from the subscriber.
@@ -75,6 +76,7 @@ mod plivo;
 mod postmark;
 mod push;
 mod push_webhook;
+mod pusher_beams;
 mod pushpad;
 mod registry;
 mod resend;

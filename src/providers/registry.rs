@@ -20,6 +20,7 @@ use super::plivo::Plivo;
 use super::postmark::Postmark;
 use super::push_webhook::PushWebhook;
 use super::pushpad::Pushpad;
+use super::pusher_beams::PusherBeams;
 use super::resend::Resend;
 use super::sendgrid::Sendgrid;
 use super::ses::Ses;
@@ -80,6 +81,7 @@ pub struct Providers {
     fcm: Fcm,
     expo: Expo,
     pushpad: Pushpad,
+    pusher_beams: PusherBeams,
     smtp: Smtp,
 }
 
@@ -110,7 +112,8 @@ impl Providers {
             one_signal: OneSignal { http: http.clone() },
             fcm: Fcm::new(http.clone()),
             expo: Expo { http: http.clone() },
-            pushpad: Pushpad { http },
+            pushpad: Pushpad { http: http.clone() },
+            pusher_beams: PusherBeams { http },
             smtp: Smtp::new(),
         }
     }
@@ -151,6 +154,7 @@ impl Providers {
             "fcm" => Ok(&self.fcm),
             "expo" => Ok(&self.expo),
             "pushpad" => Ok(&self.pushpad),
+            "pusher-beams" => Ok(&self.pusher_beams),
             "nodemailer" => Ok(&self.smtp),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
         }

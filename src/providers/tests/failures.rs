@@ -30,6 +30,7 @@ const ADAPTERS: &[&str] = &[
     "fcm",
     "expo",
     "pushpad",
+    "pusher-beams",
     "nodemailer",
 ];
 

@@ -16,6 +16,7 @@ pub mod nexmo;
 pub mod one_signal;
 pub mod plivo;
 pub mod postmark;
+pub mod pusher_beams;
 pub mod pushpad;
 pub mod resend;
 pub mod sendgrid;

@@ -14,6 +14,7 @@ mod nexmo;
 mod one_signal;
 mod plivo;
 mod postmark;
+mod pusher_beams;
 mod pushpad;
 mod resend;
 mod sendgrid;
