@@ -28,6 +28,7 @@ use super::slack::Slack;
 use super::smtp::Smtp;
 use super::sns::Sns;
 use super::twilio::Twilio;
+use super::whatsapp_business::WhatsappBusiness;
 use super::{Provider, ProviderError, ProviderSettings};
 
 /// A provider that does not answer the TCP handshake in this time is down for now.
@@ -82,6 +83,7 @@ pub struct Providers {
     expo: Expo,
     pushpad: Pushpad,
     pusher_beams: PusherBeams,
+    whatsapp_business: WhatsappBusiness,
     smtp: Smtp,
 }
 
@@ -113,7 +115,8 @@ impl Providers {
             fcm: Fcm::new(http.clone()),
             expo: Expo { http: http.clone() },
             pushpad: Pushpad { http: http.clone() },
-            pusher_beams: PusherBeams { http },
+            pusher_beams: PusherBeams { http: http.clone() },
+            whatsapp_business: WhatsappBusiness { http },
             smtp: Smtp::new(),
         }
     }
@@ -155,6 +158,7 @@ impl Providers {
             "expo" => Ok(&self.expo),
             "pushpad" => Ok(&self.pushpad),
             "pusher-beams" => Ok(&self.pusher_beams),
+            "whatsapp-business" => Ok(&self.whatsapp_business),
             "nodemailer" => Ok(&self.smtp),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
         }

@@ -31,6 +31,7 @@ const ADAPTERS: &[&str] = &[
     "expo",
     "pushpad",
     "pusher-beams",
+    "whatsapp-business",
     "nodemailer",
 ];
 

@@ -26,6 +26,7 @@ pub mod smtp;
 pub mod sns;
 pub mod sns_topic;
 pub mod twilio;
+pub mod whatsapp_business;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

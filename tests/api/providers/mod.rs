@@ -23,6 +23,7 @@ mod slack;
 mod smtp;
 mod sns;
 mod twilio;
+mod whatsapp_business;
 
 use herald::providers::{Accepted, Channel, Delivery, Destination, ProviderError, Providers};
 use serde_json::{json, Value};
