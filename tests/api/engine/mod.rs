@@ -9,6 +9,7 @@ mod delivery;
 mod digest;
 pub mod fixtures;
 mod in_app;
+mod push_providers;
 pub mod receiver;
 mod schedule;
 mod trigger;
