@@ -16,7 +16,8 @@
 //!   (Amazon SNS); the AWS ones are signed with SigV4 (`sigv4`);
 //! - chat providers' webhooks, the subscriber's own (its channel credentials' `webhookUrl`) or else the
 //!   integration's: `slack` (an incoming webhook, or `chat.postMessage` with a bot token to the
-//!   subscriber's `channel`), `discord`, `msteams` (a Workflows webhook, an Adaptive Card) and
+//!   subscriber's `channel`; `svc-slack` is the same, without the reference service's hosted OAuth app),
+//!   `discord`, `msteams` (a Workflows webhook, an Adaptive Card) and
 //!   `mattermost`; and `whatsapp-business` (the WhatsApp Cloud API, to the subscriber's phone). A
 //!   webhook or channel that is gone is a [`ProviderError::DeadDestination`] when it is the
 //!   subscriber's, and makes the integration misconfigured when it is the integration's (module `chat`).
@@ -217,7 +218,7 @@ pub struct Accepted {
 /// `channel` when it has one (Slack with a bot token), rather than to a webhook; a dead destination is
 /// then that channel.
 pub fn posts_to_chat_channel(provider_id: &str, credentials: &Value) -> bool {
-    provider_id == "slack" && slack::bot_token(credentials).is_some()
+    matches!(provider_id, "slack" | "svc-slack") && slack::bot_token(credentials).is_some()
 }
 
 impl Delivery {

@@ -19,8 +19,8 @@ use super::one_signal::OneSignal;
 use super::plivo::Plivo;
 use super::postmark::Postmark;
 use super::push_webhook::PushWebhook;
-use super::pushpad::Pushpad;
 use super::pusher_beams::PusherBeams;
+use super::pushpad::Pushpad;
 use super::resend::Resend;
 use super::sendgrid::Sendgrid;
 use super::ses::Ses;
@@ -74,6 +74,7 @@ pub struct Providers {
     nexmo: Nexmo,
     plivo: Plivo,
     slack: Slack,
+    svc_slack: Slack,
     discord: Discord,
     msteams: MsTeams,
     mattermost: Mattermost,
@@ -106,7 +107,8 @@ impl Providers {
             twilio: Twilio { http: http.clone() },
             nexmo: Nexmo { http: http.clone() },
             plivo: Plivo { http: http.clone() },
-            slack: Slack { http: http.clone() },
+            slack: Slack { http: http.clone(), id: "slack" },
+            svc_slack: Slack { http: http.clone(), id: "svc-slack" },
             discord: Discord { http: http.clone() },
             msteams: MsTeams { http: http.clone() },
             mattermost: Mattermost { http: http.clone() },
@@ -149,6 +151,7 @@ impl Providers {
             "nexmo" => Ok(&self.nexmo),
             "plivo" => Ok(&self.plivo),
             "slack" => Ok(&self.slack),
+            "svc-slack" => Ok(&self.svc_slack),
             "discord" => Ok(&self.discord),
             "msteams" => Ok(&self.msteams),
             "mattermost" => Ok(&self.mattermost),

@@ -33,7 +33,8 @@ const ID: &str = "whatsapp-business";
 const API: &str = "https://graph.facebook.com";
 const VERSION: &str = "v22.0";
 /// The message types taken from the overrides, besides `template`, in the order they are looked for.
-const TYPES: &[&str] = &["template", "interactive", "image", "document", "video", "audio", "location", "contacts", "sticker"];
+const TYPES: &[&str] =
+    &["template", "interactive", "image", "document", "video", "audio", "location", "contacts", "sticker"];
 
 pub(crate) struct WhatsappBusiness {
     pub(crate) http: Http,

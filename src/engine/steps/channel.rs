@@ -352,10 +352,9 @@ fn unreachable(channel: Channel, recipient: &Destination, integration: &Integrat
         Channel::Sms if recipient.phone.is_none() => {
             Some(("no_subscriber_phone", "The subscriber has no phone number".into()))
         }
-        Channel::Chat if integration.row.provider_id == "whatsapp-business" => recipient
-            .phone
-            .is_none()
-            .then(|| ("no_subscriber_phone", "The subscriber has no phone number".into())),
+        Channel::Chat if integration.row.provider_id == "whatsapp-business" => {
+            recipient.phone.is_none().then(|| ("no_subscriber_phone", "The subscriber has no phone number".into()))
+        }
         Channel::Chat
             if recipient.webhook_url.is_none()
                 && !integration_webhook

@@ -22,6 +22,7 @@ const ADAPTERS: &[&str] = &[
     "nexmo",
     "plivo",
     "slack",
+    "svc-slack",
     "discord",
     "msteams",
     "mattermost",

@@ -22,6 +22,7 @@ mod ses;
 mod slack;
 mod smtp;
 mod sns;
+mod svc_slack;
 mod twilio;
 mod whatsapp_business;
 
