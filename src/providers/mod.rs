@@ -16,13 +16,18 @@
 //!   (Amazon SNS); the AWS ones are signed with SigV4 (`sigv4`);
 //! - chat providers' webhooks, the subscriber's own (its channel credentials' `webhookUrl`) or else the
 //!   integration's: `slack` (an incoming webhook, or `chat.postMessage` with a bot token to the
-//!   subscriber's `channel`), `discord`, `msteams` (a Workflows webhook, an Adaptive Card) and
-//!   `mattermost`. A webhook or channel that is gone is a [`ProviderError::DeadDestination`] when it is the
+//!   subscriber's `channel`; `svc-slack` is the same, without the reference service's hosted OAuth app),
+//!   `discord`, `msteams` (a Workflows webhook, an Adaptive Card) and
+//!   `mattermost`; and `whatsapp-business` (the WhatsApp Cloud API, to the subscriber's phone). A
+//!   webhook or channel that is gone is a [`ProviderError::DeadDestination`] when it is the
 //!   subscriber's, and makes the integration misconfigured when it is the integration's (module `chat`).
 //! - push through `apns` (HTTP/2, a signed provider token per team) and `one-signal` (all of a message's
 //!   device tokens in one request), both reading the trigger's push overrides the same way (`push`).
 //! - push through `fcm` (Firebase Cloud Messaging v1: a service account's OAuth token, cached; one request
 //!   per device token) and `expo` (every token of a message in one request).
+//! - push through `pushpad` (every uid of a message in one request; a uid without a subscription is
+//!   left out of the answer, a dead destination) and `pusher-beams` (every Beams user id of a message in
+//!   one publish; Beams reports nothing per user).
 //!
 //! A push message has an answer per device token ([`Provider::send_each`]); a token the provider says
 //! is gone is a [`ProviderError::DeadDestination`], which the engine removes from the subscriber.
@@ -73,6 +78,8 @@ mod plivo;
 mod postmark;
 mod push;
 mod push_webhook;
+mod pusher_beams;
+mod pushpad;
 mod registry;
 mod resend;
 mod retry;
@@ -84,6 +91,7 @@ mod slack;
 mod smtp;
 mod sns;
 mod twilio;
+mod whatsapp_business;
 
 #[cfg(test)]
 mod tests;
@@ -210,7 +218,7 @@ pub struct Accepted {
 /// `channel` when it has one (Slack with a bot token), rather than to a webhook; a dead destination is
 /// then that channel.
 pub fn posts_to_chat_channel(provider_id: &str, credentials: &Value) -> bool {
-    provider_id == "slack" && slack::bot_token(credentials).is_some()
+    matches!(provider_id, "slack" | "svc-slack") && slack::bot_token(credentials).is_some()
 }
 
 impl Delivery {

@@ -19,6 +19,8 @@ use super::one_signal::OneSignal;
 use super::plivo::Plivo;
 use super::postmark::Postmark;
 use super::push_webhook::PushWebhook;
+use super::pusher_beams::PusherBeams;
+use super::pushpad::Pushpad;
 use super::resend::Resend;
 use super::sendgrid::Sendgrid;
 use super::ses::Ses;
@@ -26,6 +28,7 @@ use super::slack::Slack;
 use super::smtp::Smtp;
 use super::sns::Sns;
 use super::twilio::Twilio;
+use super::whatsapp_business::WhatsappBusiness;
 use super::{Provider, ProviderError, ProviderSettings};
 
 /// A provider that does not answer the TCP handshake in this time is down for now.
@@ -71,6 +74,7 @@ pub struct Providers {
     nexmo: Nexmo,
     plivo: Plivo,
     slack: Slack,
+    svc_slack: Slack,
     discord: Discord,
     msteams: MsTeams,
     mattermost: Mattermost,
@@ -78,6 +82,9 @@ pub struct Providers {
     one_signal: OneSignal,
     fcm: Fcm,
     expo: Expo,
+    pushpad: Pushpad,
+    pusher_beams: PusherBeams,
+    whatsapp_business: WhatsappBusiness,
     smtp: Smtp,
 }
 
@@ -100,14 +107,18 @@ impl Providers {
             twilio: Twilio { http: http.clone() },
             nexmo: Nexmo { http: http.clone() },
             plivo: Plivo { http: http.clone() },
-            slack: Slack { http: http.clone() },
+            slack: Slack { http: http.clone(), id: "slack" },
+            svc_slack: Slack { http: http.clone(), id: "svc-slack" },
             discord: Discord { http: http.clone() },
             msteams: MsTeams { http: http.clone() },
             mattermost: Mattermost { http: http.clone() },
             apns: Apns::new(settings),
             one_signal: OneSignal { http: http.clone() },
             fcm: Fcm::new(http.clone()),
-            expo: Expo { http },
+            expo: Expo { http: http.clone() },
+            pushpad: Pushpad { http: http.clone() },
+            pusher_beams: PusherBeams { http: http.clone() },
+            whatsapp_business: WhatsappBusiness { http },
             smtp: Smtp::new(),
         }
     }
@@ -140,6 +151,7 @@ impl Providers {
             "nexmo" => Ok(&self.nexmo),
             "plivo" => Ok(&self.plivo),
             "slack" => Ok(&self.slack),
+            "svc-slack" => Ok(&self.svc_slack),
             "discord" => Ok(&self.discord),
             "msteams" => Ok(&self.msteams),
             "mattermost" => Ok(&self.mattermost),
@@ -147,6 +159,9 @@ impl Providers {
             "one-signal" => Ok(&self.one_signal),
             "fcm" => Ok(&self.fcm),
             "expo" => Ok(&self.expo),
+            "pushpad" => Ok(&self.pushpad),
+            "pusher-beams" => Ok(&self.pusher_beams),
+            "whatsapp-business" => Ok(&self.whatsapp_business),
             "nodemailer" => Ok(&self.smtp),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),
         }

@@ -23,6 +23,13 @@
 //! - every other error (`not_in_channel`, `msg_too_long`, `no_text`, `fatal_error`…) is permanent.
 //!   `fatal_error` may have posted the message already, so it is not retried.
 //!
+//! `svc-slack` (the reference service's own Slack app, "Novu's Slack") is this same adapter under its own
+//! id: delivery needs only a webhook URL or a bot token, never the reference service's cloud. What Herald
+//! does not do is the hosted OAuth flow (installing the service's Slack app for the subscriber and storing
+//! the token as a per-subscriber connection): Herald has no OAuth callback nor per-subscriber connections.
+//! An `svc-slack` integration therefore works with the subscriber's `webhookUrl`, or with the operator's
+//! own Slack app's bot token in the integration's `apiKey` and the subscriber's `channel`.
+//!
 //! The bot token sits in `apiKey`: the reference service keeps it in a per-subscriber OAuth connection,
 //! which Herald does not have, and `apiKey` is the credential its integrations use for a provider's API
 //! key. Without a channel, an integration with a bot token still posts to the webhook.
@@ -36,11 +43,12 @@ use super::http::{fetch, noted, ErrorKind};
 use super::registry::Http;
 use super::{Accepted, Delivery, Provider, ProviderError};
 
-const ID: &str = "slack";
 const API: &str = "https://slack.com";
 
 pub(crate) struct Slack {
     pub(crate) http: Http,
+    /// `slack`, or `svc-slack`: the id its errors name.
+    pub(crate) id: &'static str,
 }
 
 #[tonic::async_trait]
@@ -55,9 +63,9 @@ impl Provider for Slack {
 
 impl Slack {
     async fn post_to_webhook(&self, delivery: &Delivery) -> Result<Accepted, ProviderError> {
-        let webhook = Webhook::of(ID, delivery)?;
+        let webhook = Webhook::of(self.id, delivery)?;
         let body = with_custom_data(json!({"text": delivery.content}), delivery);
-        let answer = fetch(ID, self.http.client.post(webhook.url).json(&body)).await?;
+        let answer = fetch(self.id, self.http.client.post(webhook.url).json(&body)).await?;
         let kind = match answer.status.as_u16() {
             200..=299 if answer.body.text().trim() == "ok" => {
                 let request_id = answer.header("x-slack-req-id");
@@ -66,13 +74,13 @@ impl Slack {
             // A 2xx that is not Slack's `ok` comes from something else at that URL; whether it posted
             // anything is unknown, so it is not retried.
             200..=299 => {
-                let err = answer.error_saying(ID, ErrorKind::Permanent, answer.error_text(&[]));
+                let err = answer.error_saying(self.id, ErrorKind::Permanent, answer.error_text(&[]));
                 return Err(noted(err, "not Slack's `ok`"));
             }
             404 | 410 => ErrorKind::DeadDestination,
             _ => ErrorKind::of_status(answer.status),
         };
-        Err(answer.error_saying(ID, webhook.owner.kind(kind), answer.error_text(&[])))
+        Err(answer.error_saying(self.id, webhook.owner.kind(kind), answer.error_text(&[])))
     }
 
     async fn post_message(
@@ -82,11 +90,11 @@ impl Slack {
         channel: &str,
         owner: Owner,
     ) -> Result<Accepted, ProviderError> {
-        let url = endpoint(ID, &delivery.credentials, API, "/api/chat.postMessage", &self.http.settings)?;
+        let url = endpoint(self.id, &delivery.credentials, API, "/api/chat.postMessage", &self.http.settings)?;
         let body = with_custom_data(json!({"channel": channel, "text": delivery.content}), delivery);
-        let answer = fetch(ID, self.http.client.post(url).bearer_auth(token).json(&body)).await?;
+        let answer = fetch(self.id, self.http.client.post(url).bearer_auth(token).json(&body)).await?;
         if !answer.status.is_success() {
-            return Err(answer.error(ID, ErrorKind::of_status(answer.status), &["error"]));
+            return Err(answer.error(self.id, ErrorKind::of_status(answer.status), &["error"]));
         }
         let json: Value = serde_json::from_str(answer.body.text()).unwrap_or_default();
         if json["ok"] == json!(true) {
@@ -112,7 +120,7 @@ impl Slack {
             _ => ErrorKind::Permanent,
         };
         let text = error.map(str::to_owned).or_else(|| answer.error_text(&[]));
-        Err(answer.error_saying(ID, kind, text))
+        Err(answer.error_saying(self.id, kind, text))
     }
 }
 

@@ -330,6 +330,8 @@ fn destination_of(
         Channel::Chat => Destination {
             webhook_url: setting.and_then(|setting| setting.credentials.webhook_url.clone()),
             chat_channel: setting.and_then(|setting| setting.credentials.channel.clone()),
+            // WhatsApp sends to the subscriber's phone, not to a channel credential.
+            phone: subscriber.phone.clone(),
             ..Default::default()
         },
         Channel::Push => Destination {
@@ -349,6 +351,9 @@ fn unreachable(channel: Channel, recipient: &Destination, integration: &Integrat
         }
         Channel::Sms if recipient.phone.is_none() => {
             Some(("no_subscriber_phone", "The subscriber has no phone number".into()))
+        }
+        Channel::Chat if integration.row.provider_id == "whatsapp-business" => {
+            recipient.phone.is_none().then(|| ("no_subscriber_phone", "The subscriber has no phone number".into()))
         }
         Channel::Chat
             if recipient.webhook_url.is_none()

@@ -22,6 +22,7 @@ const ADAPTERS: &[&str] = &[
     "nexmo",
     "plivo",
     "slack",
+    "svc-slack",
     "discord",
     "msteams",
     "mattermost",
@@ -29,6 +30,9 @@ const ADAPTERS: &[&str] = &[
     "one-signal",
     "fcm",
     "expo",
+    "pushpad",
+    "pusher-beams",
+    "whatsapp-business",
     "nodemailer",
 ];
 

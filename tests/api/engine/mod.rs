@@ -10,6 +10,7 @@ mod digest;
 mod faults;
 pub mod fixtures;
 mod in_app;
+mod push_providers;
 pub mod receiver;
 mod schedule;
 mod trigger;

@@ -16,6 +16,8 @@ pub mod nexmo;
 pub mod one_signal;
 pub mod plivo;
 pub mod postmark;
+pub mod pusher_beams;
+pub mod pushpad;
 pub mod resend;
 pub mod sendgrid;
 pub mod ses;
@@ -24,6 +26,7 @@ pub mod smtp;
 pub mod sns;
 pub mod sns_topic;
 pub mod twilio;
+pub mod whatsapp_business;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

@@ -14,13 +14,17 @@ mod nexmo;
 mod one_signal;
 mod plivo;
 mod postmark;
+mod pusher_beams;
+mod pushpad;
 mod resend;
 mod sendgrid;
 mod ses;
 mod slack;
 mod smtp;
 mod sns;
+mod svc_slack;
 mod twilio;
+mod whatsapp_business;
 
 use herald::providers::{Accepted, Channel, Delivery, Destination, ProviderError, Providers};
 use serde_json::{json, Value};
