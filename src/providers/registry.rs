@@ -26,6 +26,7 @@ use super::slack::Slack;
 use super::smtp::Smtp;
 use super::sns::Sns;
 use super::twilio::Twilio;
+use super::zulip::Zulip;
 use super::{Provider, ProviderError, ProviderSettings};
 
 /// A provider that does not answer the TCP handshake in this time is down for now.
@@ -74,6 +75,7 @@ pub struct Providers {
     discord: Discord,
     msteams: MsTeams,
     mattermost: Mattermost,
+    zulip: Zulip,
     apns: Apns,
     one_signal: OneSignal,
     fcm: Fcm,
@@ -104,6 +106,7 @@ impl Providers {
             discord: Discord { http: http.clone() },
             msteams: MsTeams { http: http.clone() },
             mattermost: Mattermost { http: http.clone() },
+            zulip: Zulip { http: http.clone() },
             apns: Apns::new(settings),
             one_signal: OneSignal { http: http.clone() },
             fcm: Fcm::new(http.clone()),
@@ -143,6 +146,7 @@ impl Providers {
             "discord" => Ok(&self.discord),
             "msteams" => Ok(&self.msteams),
             "mattermost" => Ok(&self.mattermost),
+            "zulip" => Ok(&self.zulip),
             "apns" => Ok(&self.apns),
             "one-signal" => Ok(&self.one_signal),
             "fcm" => Ok(&self.fcm),

@@ -25,6 +25,7 @@ const ADAPTERS: &[&str] = &[
     "discord",
     "msteams",
     "mattermost",
+    "zulip",
     "apns",
     "one-signal",
     "fcm",

@@ -24,6 +24,7 @@ pub mod smtp;
 pub mod sns;
 pub mod sns_topic;
 pub mod twilio;
+pub mod zulip;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

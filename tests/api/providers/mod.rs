@@ -21,6 +21,7 @@ mod slack;
 mod smtp;
 mod sns;
 mod twilio;
+mod zulip;
 
 use herald::providers::{Accepted, Channel, Delivery, Destination, ProviderError, Providers};
 use serde_json::{json, Value};
