@@ -17,7 +17,7 @@
 //! - chat providers' webhooks, the subscriber's own (its channel credentials' `webhookUrl`) or else the
 //!   integration's: `slack` (an incoming webhook, or `chat.postMessage` with a bot token to the
 //!   subscriber's `channel`), `discord`, `msteams` (a Workflows webhook, an Adaptive Card) and
-//!   `mattermost`; `zulip` (its Slack-compatible incoming webhook). A webhook or channel that is gone is a [`ProviderError::DeadDestination`] when it is the
+//!   `mattermost`; `zulip` (its Slack-compatible incoming webhook), `ryver`. A webhook or channel that is gone is a [`ProviderError::DeadDestination`] when it is the
 //!   subscriber's, and makes the integration misconfigured when it is the integration's (module `chat`).
 //! - push through `apns` (HTTP/2, a signed provider token per team) and `one-signal` (all of a message's
 //!   device tokens in one request), both reading the trigger's push overrides the same way (`push`).
@@ -76,6 +76,7 @@ mod push_webhook;
 mod registry;
 mod resend;
 mod retry;
+mod ryver;
 mod sendgrid;
 mod ses;
 mod signed_post;

@@ -20,6 +20,7 @@ use super::plivo::Plivo;
 use super::postmark::Postmark;
 use super::push_webhook::PushWebhook;
 use super::resend::Resend;
+use super::ryver::Ryver;
 use super::sendgrid::Sendgrid;
 use super::ses::Ses;
 use super::slack::Slack;
@@ -76,6 +77,7 @@ pub struct Providers {
     msteams: MsTeams,
     mattermost: Mattermost,
     zulip: Zulip,
+    ryver: Ryver,
     apns: Apns,
     one_signal: OneSignal,
     fcm: Fcm,
@@ -107,6 +109,7 @@ impl Providers {
             msteams: MsTeams { http: http.clone() },
             mattermost: Mattermost { http: http.clone() },
             zulip: Zulip { http: http.clone() },
+            ryver: Ryver { http: http.clone() },
             apns: Apns::new(settings),
             one_signal: OneSignal { http: http.clone() },
             fcm: Fcm::new(http.clone()),
@@ -147,6 +150,7 @@ impl Providers {
             "msteams" => Ok(&self.msteams),
             "mattermost" => Ok(&self.mattermost),
             "zulip" => Ok(&self.zulip),
+            "ryver" => Ok(&self.ryver),
             "apns" => Ok(&self.apns),
             "one-signal" => Ok(&self.one_signal),
             "fcm" => Ok(&self.fcm),

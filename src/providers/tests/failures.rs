@@ -26,6 +26,7 @@ const ADAPTERS: &[&str] = &[
     "msteams",
     "mattermost",
     "zulip",
+    "ryver",
     "apns",
     "one-signal",
     "fcm",

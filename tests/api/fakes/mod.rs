@@ -17,6 +17,7 @@ pub mod one_signal;
 pub mod plivo;
 pub mod postmark;
 pub mod resend;
+pub mod ryver;
 pub mod sendgrid;
 pub mod ses;
 pub mod slack;

@@ -15,6 +15,7 @@ mod one_signal;
 mod plivo;
 mod postmark;
 mod resend;
+mod ryver;
 mod sendgrid;
 mod ses;
 mod slack;
