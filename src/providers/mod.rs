@@ -17,7 +17,8 @@
 //! - chat providers' webhooks, the subscriber's own (its channel credentials' `webhookUrl`) or else the
 //!   integration's: `slack` (an incoming webhook, or `chat.postMessage` with a bot token to the
 //!   subscriber's `channel`), `discord`, `msteams` (a Workflows webhook, an Adaptive Card) and
-//!   `mattermost`; `zulip` (its Slack-compatible incoming webhook), `ryver`. A webhook or channel that is gone is a [`ProviderError::DeadDestination`] when it is the
+//!   `mattermost`; `zulip` (its Slack-compatible incoming webhook), `ryver`,
+//!   `grafana-on-call` (a Formatted Webhook alert). A webhook or channel that is gone is a [`ProviderError::DeadDestination`] when it is the
 //!   subscriber's, and makes the integration misconfigured when it is the integration's (module `chat`).
 //! - push through `apns` (HTTP/2, a signed provider token per team) and `one-signal` (all of a message's
 //!   device tokens in one request), both reading the trigger's push overrides the same way (`push`).
@@ -62,6 +63,7 @@ mod error;
 mod expo;
 mod fcm;
 mod generic_sms;
+mod grafana_on_call;
 mod http;
 mod mailgun;
 mod mattermost;
@@ -142,6 +144,20 @@ pub struct Destination {
     /// mode, a Mattermost channel override.
     pub chat_channel: Option<String>,
     pub device_tokens: Vec<String>,
+    /// The subscriber's own Grafana OnCall alert fields (its channel credentials'), which win over the
+    /// integration's.
+    pub alert: AlertFields,
+}
+
+/// A Grafana OnCall alert's fields, as a subscriber's channel credentials name them (`alertUid`, `title`,
+/// `imageUrl`, `state`, `externalUrl`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AlertFields {
+    pub alert_uid: Option<String>,
+    pub title: Option<String>,
+    pub image_url: Option<String>,
+    pub state: Option<String>,
+    pub external_url: Option<String>,
 }
 
 /// One message to send.

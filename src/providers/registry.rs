@@ -11,6 +11,7 @@ use super::email_webhook::EmailWebhook;
 use super::expo::Expo;
 use super::fcm::Fcm;
 use super::generic_sms::GenericSms;
+use super::grafana_on_call::GrafanaOnCall;
 use super::mailgun::Mailgun;
 use super::mattermost::Mattermost;
 use super::msteams::MsTeams;
@@ -78,6 +79,7 @@ pub struct Providers {
     mattermost: Mattermost,
     zulip: Zulip,
     ryver: Ryver,
+    grafana_on_call: GrafanaOnCall,
     apns: Apns,
     one_signal: OneSignal,
     fcm: Fcm,
@@ -110,6 +112,7 @@ impl Providers {
             mattermost: Mattermost { http: http.clone() },
             zulip: Zulip { http: http.clone() },
             ryver: Ryver { http: http.clone() },
+            grafana_on_call: GrafanaOnCall { http: http.clone() },
             apns: Apns::new(settings),
             one_signal: OneSignal { http: http.clone() },
             fcm: Fcm::new(http.clone()),
@@ -151,6 +154,7 @@ impl Providers {
             "mattermost" => Ok(&self.mattermost),
             "zulip" => Ok(&self.zulip),
             "ryver" => Ok(&self.ryver),
+            "grafana-on-call" => Ok(&self.grafana_on_call),
             "apns" => Ok(&self.apns),
             "one-signal" => Ok(&self.one_signal),
             "fcm" => Ok(&self.fcm),

@@ -27,6 +27,7 @@ const ADAPTERS: &[&str] = &[
     "mattermost",
     "zulip",
     "ryver",
+    "grafana-on-call",
     "apns",
     "one-signal",
     "fcm",

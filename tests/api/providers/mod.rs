@@ -7,6 +7,7 @@ mod common;
 mod discord;
 mod expo;
 mod fcm;
+mod grafana_on_call;
 mod mailgun;
 mod mattermost;
 mod msteams;
@@ -42,6 +43,7 @@ pub fn delivery(provider_id: &str, channel: Channel, credentials: Value) -> Deli
             webhook_url: None,
             chat_channel: None,
             device_tokens: Vec::new(),
+            ..Default::default()
         },
         subject: Some("Your order shipped".to_owned()),
         title: None,
