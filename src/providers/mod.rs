@@ -18,7 +18,8 @@
 //!   integration's: `slack` (an incoming webhook, or `chat.postMessage` with a bot token to the
 //!   subscriber's `channel`), `discord`, `msteams` (a Workflows webhook, an Adaptive Card) and
 //!   `mattermost`; `zulip` (its Slack-compatible incoming webhook), `ryver`,
-//!   `grafana-on-call` (a Formatted Webhook alert). A webhook or channel that is gone is a [`ProviderError::DeadDestination`] when it is the
+//!   `grafana-on-call` (a Formatted Webhook alert), `rocket-chat` (`chat.sendMessage` to the subscriber's room
+//!   on the server her `webhookUrl` names). A webhook or channel that is gone is a [`ProviderError::DeadDestination`] when it is the
 //!   subscriber's, and makes the integration misconfigured when it is the integration's (module `chat`).
 //! - push through `apns` (HTTP/2, a signed provider token per team) and `one-signal` (all of a message's
 //!   device tokens in one request), both reading the trigger's push overrides the same way (`push`).
@@ -78,6 +79,7 @@ mod push_webhook;
 mod registry;
 mod resend;
 mod retry;
+mod rocket_chat;
 mod ryver;
 mod sendgrid;
 mod ses;
@@ -225,10 +227,10 @@ pub struct Accepted {
 }
 
 /// Whether chat messages through `provider_id` with the integration's `credentials` go to the subscriber's
-/// `channel` when it has one (Slack with a bot token), rather than to a webhook; a dead destination is
+/// `channel` when it has one (Slack with a bot token; Rocket.Chat's room), rather than to a webhook; a dead destination is
 /// then that channel.
 pub fn posts_to_chat_channel(provider_id: &str, credentials: &Value) -> bool {
-    provider_id == "slack" && slack::bot_token(credentials).is_some()
+    provider_id == "rocket-chat" || (provider_id == "slack" && slack::bot_token(credentials).is_some())
 }
 
 impl Delivery {

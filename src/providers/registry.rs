@@ -21,6 +21,7 @@ use super::plivo::Plivo;
 use super::postmark::Postmark;
 use super::push_webhook::PushWebhook;
 use super::resend::Resend;
+use super::rocket_chat::RocketChat;
 use super::ryver::Ryver;
 use super::sendgrid::Sendgrid;
 use super::ses::Ses;
@@ -80,6 +81,7 @@ pub struct Providers {
     zulip: Zulip,
     ryver: Ryver,
     grafana_on_call: GrafanaOnCall,
+    rocket_chat: RocketChat,
     apns: Apns,
     one_signal: OneSignal,
     fcm: Fcm,
@@ -113,6 +115,7 @@ impl Providers {
             zulip: Zulip { http: http.clone() },
             ryver: Ryver { http: http.clone() },
             grafana_on_call: GrafanaOnCall { http: http.clone() },
+            rocket_chat: RocketChat { http: http.clone() },
             apns: Apns::new(settings),
             one_signal: OneSignal { http: http.clone() },
             fcm: Fcm::new(http.clone()),
@@ -155,6 +158,7 @@ impl Providers {
             "zulip" => Ok(&self.zulip),
             "ryver" => Ok(&self.ryver),
             "grafana-on-call" => Ok(&self.grafana_on_call),
+            "rocket-chat" => Ok(&self.rocket_chat),
             "apns" => Ok(&self.apns),
             "one-signal" => Ok(&self.one_signal),
             "fcm" => Ok(&self.fcm),

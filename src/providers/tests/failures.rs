@@ -28,6 +28,7 @@ const ADAPTERS: &[&str] = &[
     "zulip",
     "ryver",
     "grafana-on-call",
+    "rocket-chat",
     "apns",
     "one-signal",
     "fcm",

@@ -18,6 +18,7 @@ pub mod one_signal;
 pub mod plivo;
 pub mod postmark;
 pub mod resend;
+pub mod rocket_chat;
 pub mod ryver;
 pub mod sendgrid;
 pub mod ses;

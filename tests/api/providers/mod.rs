@@ -16,6 +16,7 @@ mod one_signal;
 mod plivo;
 mod postmark;
 mod resend;
+mod rocket_chat;
 mod ryver;
 mod sendgrid;
 mod ses;
