@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use super::fixtures::{create_integration, create_workflow, details, events_of, job, messages_of, trigger_processed,
     wait_until_settled};
-use crate::fakes::{grafana_on_call, ryver, zulip, FakeProvider};
+use crate::fakes::{grafana_on_call, rocket_chat, ryver, zulip, FakeProvider};
 use crate::support::TestServer;
 
 /// One provider under test: its fake, Ada's live and gone webhooks there, her extra credentials, what the
@@ -128,4 +128,45 @@ async fn each_chat_provider_delivers_to_the_subscribers_webhook_and_a_gone_one_i
         assert_eq!(case.fake.requests().len(), 2, "{provider_id}: nothing more was posted");
         assert_eq!(messages_of(&server, &next).await[0]["errorId"], "no_chat_webhook_url", "{provider_id}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rocket_chat_posts_to_the_subscribers_room_records_its_id_and_a_gone_room_is_removed() {
+    let server = TestServer::start().await;
+    let fake = rocket_chat::start().await;
+    create_integration(
+        &server,
+        json!({"providerId": "rocket-chat", "channel": "chat", "identifier": "rocket", "active": true,
+               "credentials": {"token": rocket_chat::TOKEN, "user": rocket_chat::USER_ID}}),
+    )
+    .await;
+    let chat = json!({"name": "Chat", "type": "chat", "controlValues": {"body": "Order {{ payload.orderId }} shipped"}});
+    create_workflow(&server, "notify", json!([chat])).await;
+    let (status, body) = server.send_json(Method::POST, "/v2/subscribers", &json!({"subscriberId": "ada"})).await;
+    assert_eq!(status, 201, "{body}");
+    set_credentials(&server, "rocket-chat", json!({"webhookUrl": fake.base_url(), "channel": rocket_chat::ROOM})).await;
+
+    let sent = trigger_processed(&server, json!({"name": "notify", "to": "ada", "payload": {"orderId": "R-1"}})).await;
+    wait_until_settled(&server).await;
+
+    let request = fake.only_request();
+    assert_eq!(request.path, rocket_chat::PATH);
+    assert_eq!(request.json(), json!({"message": {"rid": rocket_chat::ROOM, "msg": "Order R-1 shipped"}}));
+    assert_eq!(messages_of(&server, &sent).await[0]["status"], "sent");
+    let chat_job = job(&events_of(&server, &sent).await[0], "chat").clone();
+    let recorded = format!("Message sent (provider message id {})", rocket_chat::MESSAGE_ID);
+    assert!(details(&chat_job).contains(&recorded), "{chat_job}");
+
+    set_credentials(&server, "rocket-chat", json!({"webhookUrl": fake.base_url(), "channel": "DeletedRoom000000"})).await;
+    let failed = trigger_processed(&server, json!({"name": "notify", "to": "ada", "payload": {"orderId": "R-2"}})).await;
+    wait_until_settled(&server).await;
+
+    assert_eq!(fake.requests().len(), 2, "a dead destination is not retried");
+    assert_eq!(messages_of(&server, &failed).await[0]["errorId"], "dead_destination");
+    let chat_job = job(&events_of(&server, &failed).await[0], "chat").clone();
+    let expected = "The subscriber's rocket-chat channel is gone; removed from their channel credentials".to_owned();
+    assert!(details(&chat_job).contains(&expected), "{chat_job}");
+    let credentials = credentials_of_ada(&server, "rocket-chat").await;
+    assert_eq!(credentials.get("channel"), None, "{credentials}");
+    assert_eq!(credentials["webhookUrl"], fake.base_url(), "the server's URL stays");
 }
