@@ -70,7 +70,8 @@ impl Provider for RocketChat {
         let message = json["error"].as_str().or(json["message"].as_str());
         let text = coded(error_type, message).or_else(|| answer.error_text(&[]));
         let mut err = answer.error_saying(ID, kind, text);
-        if let (ProviderError::Transient { retry_after, .. }, Some(seconds)) = (&mut err, message.and_then(wait_seconds))
+        if let (ProviderError::Transient { retry_after, .. }, Some(seconds)) =
+            (&mut err, message.and_then(wait_seconds))
         {
             *retry_after = Some(Duration::from_secs(seconds));
         }

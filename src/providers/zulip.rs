@@ -48,7 +48,8 @@ impl Provider for Zulip {
         };
         let text = coded(code, message).or_else(|| answer.error_text(&[]));
         let mut err = answer.error_saying(ID, webhook.owner.kind(kind), text);
-        if let (ProviderError::Transient { retry_after, .. }, Some(seconds)) = (&mut err, json["retry-after"].as_f64()) {
+        if let (ProviderError::Transient { retry_after, .. }, Some(seconds)) = (&mut err, json["retry-after"].as_f64())
+        {
             *retry_after = Duration::try_from_secs_f64(seconds).ok().or(*retry_after);
         }
         Err(err)

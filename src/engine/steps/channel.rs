@@ -22,7 +22,9 @@ use crate::engine::details::{Detail, DetailSource, DetailStatus};
 use crate::engine::jobs::Job;
 use crate::engine::runtime::WorkerShared;
 pub use crate::providers::Channel;
-use crate::providers::{posts_to_chat_channel, AlertFields, retry_delay, Accepted, Delivery, Destination, ProviderError};
+use crate::providers::{
+    posts_to_chat_channel, retry_delay, Accepted, AlertFields, Delivery, Destination, ProviderError,
+};
 
 /// The longest wait a provider's `Retry-After` can impose before a retry; the job's lease and the
 /// notification's timeliness matter more than a provider's hour-long hint.

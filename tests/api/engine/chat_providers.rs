@@ -6,8 +6,9 @@
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use super::fixtures::{create_integration, create_workflow, details, events_of, job, messages_of, trigger_processed,
-    wait_until_settled};
+use super::fixtures::{
+    create_integration, create_workflow, details, events_of, job, messages_of, trigger_processed, wait_until_settled,
+};
 use crate::fakes::{grafana_on_call, rocket_chat, ryver, zulip, FakeProvider};
 use crate::support::TestServer;
 
@@ -118,7 +119,8 @@ async fn each_chat_provider_delivers_to_the_subscribers_webhook_and_a_gone_one_i
         let message = &messages_of(&server, &failed).await[0];
         assert_eq!(message["errorId"], "dead_destination", "{provider_id}: {message}");
         let chat_job = job(&events_of(&server, &failed).await[0], "chat").clone();
-        let expected = format!("The subscriber's {provider_id} webhook URL is gone; removed from their channel credentials");
+        let expected =
+            format!("The subscriber's {provider_id} webhook URL is gone; removed from their channel credentials");
         assert!(details(&chat_job).contains(&expected), "{provider_id}: {chat_job}");
         assert_eq!(credentials_of_ada(&server, provider_id).await.get("webhookUrl"), None, "{provider_id}");
 
@@ -140,7 +142,8 @@ async fn rocket_chat_posts_to_the_subscribers_room_records_its_id_and_a_gone_roo
                "credentials": {"token": rocket_chat::TOKEN, "user": rocket_chat::USER_ID}}),
     )
     .await;
-    let chat = json!({"name": "Chat", "type": "chat", "controlValues": {"body": "Order {{ payload.orderId }} shipped"}});
+    let chat =
+        json!({"name": "Chat", "type": "chat", "controlValues": {"body": "Order {{ payload.orderId }} shipped"}});
     create_workflow(&server, "notify", json!([chat])).await;
     let (status, body) = server.send_json(Method::POST, "/v2/subscribers", &json!({"subscriberId": "ada"})).await;
     assert_eq!(status, 201, "{body}");
@@ -157,8 +160,10 @@ async fn rocket_chat_posts_to_the_subscribers_room_records_its_id_and_a_gone_roo
     let recorded = format!("Message sent (provider message id {})", rocket_chat::MESSAGE_ID);
     assert!(details(&chat_job).contains(&recorded), "{chat_job}");
 
-    set_credentials(&server, "rocket-chat", json!({"webhookUrl": fake.base_url(), "channel": "DeletedRoom000000"})).await;
-    let failed = trigger_processed(&server, json!({"name": "notify", "to": "ada", "payload": {"orderId": "R-2"}})).await;
+    set_credentials(&server, "rocket-chat", json!({"webhookUrl": fake.base_url(), "channel": "DeletedRoom000000"}))
+        .await;
+    let failed =
+        trigger_processed(&server, json!({"name": "notify", "to": "ada", "payload": {"orderId": "R-2"}})).await;
     wait_until_settled(&server).await;
 
     assert_eq!(fake.requests().len(), 2, "a dead destination is not retried");

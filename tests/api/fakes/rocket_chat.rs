@@ -33,7 +33,10 @@ pub async fn start() -> FakeProvider {
 }
 
 pub fn failure(error_type: &str, error: &str) -> FakeAnswer {
-    FakeAnswer::json(400, json!({"success": false, "error": format!("{error} [{error_type}]"), "errorType": error_type}))
+    FakeAnswer::json(
+        400,
+        json!({"success": false, "error": format!("{error} [{error_type}]"), "errorType": error_type}),
+    )
 }
 
 /// Rocket.Chat's API rate limiter (`API.v1.tooManyRequests`).
@@ -54,10 +57,7 @@ fn check(request: &Recorded) -> Option<FakeAnswer> {
         return Some(FakeAnswer::json(405, json!({"success": false, "error": "Method not allowed"})));
     }
     if request.header("x-auth-token") != Some(TOKEN) || request.header("x-user-id") != Some(USER_ID) {
-        return Some(FakeAnswer::json(
-            401,
-            json!({"status": "error", "message": "You must be logged in to do this."}),
-        ));
+        return Some(FakeAnswer::json(401, json!({"status": "error", "message": "You must be logged in to do this."})));
     }
     let body = request.json();
     let message = &body["message"];

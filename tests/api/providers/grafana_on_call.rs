@@ -63,7 +63,10 @@ async fn an_unknown_integration_key_is_a_dead_destination_of_the_subscriber() {
     let integrations = send(&chat("grafana-on-call", json!({"webhookUrl": gone}), None)).await.unwrap_err();
 
     assert!(matches!(subscribers, ProviderError::DeadDestination { .. }), "{subscribers:?}");
-    assert!(subscribers.to_string().ends_with(&format!("HTTP 403 Forbidden from 127.0.0.1: {NOT_FOUND}")), "{subscribers}");
+    assert!(
+        subscribers.to_string().ends_with(&format!("HTTP 403 Forbidden from 127.0.0.1: {NOT_FOUND}")),
+        "{subscribers}"
+    );
     assert!(matches!(integrations, ProviderError::Misconfigured { .. }), "{integrations:?}");
 }
 
@@ -88,7 +91,10 @@ async fn rate_limits_wait_a_minute_and_server_errors_are_transient() {
 
     assert!(limited.is_transient(), "{limited:?}");
     assert_eq!(limited.retry_after(), Some(Duration::from_secs(60)), "no Retry-After: a minute");
-    assert!(limited.to_string().ends_with("Rate-limit for integration exceeded. Please, try again later."), "{limited}");
+    assert!(
+        limited.to_string().ends_with("Rate-limit for integration exceeded. Please, try again later."),
+        "{limited}"
+    );
     assert!(bad_gateway.is_transient(), "{bad_gateway:?}");
     assert_eq!(bad_gateway.retry_after(), Some(Duration::from_secs(5)));
 }

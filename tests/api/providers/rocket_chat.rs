@@ -9,7 +9,8 @@ use crate::fakes::rocket_chat::{self, rate_limited, MESSAGE_ID, PATH, PRIVATE_RO
 use crate::fakes::{FakeAnswer, FakeProvider};
 
 fn to_room(fake: &FakeProvider, room: &str) -> Delivery {
-    let mut message = chat("rocket-chat", json!({"token": TOKEN, "user": USER_ID}), Some(&format!("{}/", fake.base_url())));
+    let mut message =
+        chat("rocket-chat", json!({"token": TOKEN, "user": USER_ID}), Some(&format!("{}/", fake.base_url())));
     message.to.chat_channel = Some(room.to_owned());
     message
 }
@@ -42,7 +43,11 @@ async fn a_room_that_is_gone_is_a_dead_destination_and_a_room_not_allowed_perman
     let not_allowed = send(&to_room(&fake, PRIVATE_ROOM)).await.unwrap_err();
 
     assert!(matches!(gone, ProviderError::DeadDestination { .. }), "{gone:?}");
-    assert!(gone.to_string().ends_with("HTTP 400 Bad Request from 127.0.0.1: error-invalid-room: Invalid room [error-invalid-room]"), "{gone}");
+    assert!(
+        gone.to_string()
+            .ends_with("HTTP 400 Bad Request from 127.0.0.1: error-invalid-room: Invalid room [error-invalid-room]"),
+        "{gone}"
+    );
     assert!(matches!(not_allowed, ProviderError::Permanent { .. }), "{not_allowed:?}");
 }
 

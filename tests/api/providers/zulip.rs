@@ -38,7 +38,10 @@ async fn a_bad_or_deactivated_bot_key_is_a_dead_destination_of_the_subscriber() 
     let deactivated = send(&to_webhook(&webhook_url(&fake, DEACTIVATED_KEY))).await.unwrap_err();
 
     assert!(matches!(bad, ProviderError::DeadDestination { .. }), "{bad:?}");
-    assert!(bad.to_string().ends_with("HTTP 401 Unauthorized from 127.0.0.1: INVALID_API_KEY: Invalid API key"), "{bad}");
+    assert!(
+        bad.to_string().ends_with("HTTP 401 Unauthorized from 127.0.0.1: INVALID_API_KEY: Invalid API key"),
+        "{bad}"
+    );
     assert!(matches!(deactivated, ProviderError::DeadDestination { .. }), "{deactivated:?}");
     assert!(deactivated.to_string().contains("USER_DEACTIVATED"), "{deactivated}");
 
@@ -50,8 +53,11 @@ async fn a_bad_or_deactivated_bot_key_is_a_dead_destination_of_the_subscriber() 
 #[tokio::test]
 async fn a_view_error_even_with_200_and_a_bad_request_are_permanent() {
     let fake = zulip::start().await;
-    fake.then(FakeAnswer::json(200, json!({"ok": false, "error": "invalid_blocks"})))
-        .then(error(400, "BAD_REQUEST", "Invalid payload"));
+    fake.then(FakeAnswer::json(200, json!({"ok": false, "error": "invalid_blocks"}))).then(error(
+        400,
+        "BAD_REQUEST",
+        "Invalid payload",
+    ));
     let message = to_webhook(&webhook_url(&fake, BOT_KEY));
 
     let view_error = send(&message).await.unwrap_err();
