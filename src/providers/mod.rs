@@ -17,9 +17,11 @@
 //! - chat providers' webhooks, the subscriber's own (its channel credentials' `webhookUrl`) or else the
 //!   integration's: `slack` (an incoming webhook, or `chat.postMessage` with a bot token to the
 //!   subscriber's `channel`; `svc-slack` is the same, without the reference service's hosted OAuth app),
-//!   `discord`, `msteams` (a Workflows webhook, an Adaptive Card) and
-//!   `mattermost`; and `whatsapp-business` (the WhatsApp Cloud API, to the subscriber's phone). A
-//!   webhook or channel that is gone is a [`ProviderError::DeadDestination`] when it is the
+//!   `discord`, `msteams` (a Workflows webhook, an Adaptive Card), `mattermost`, `zulip` (its
+//!   Slack-compatible incoming webhook), `ryver`, `grafana-on-call` (a Formatted Webhook alert),
+//!   `rocket-chat` (`chat.sendMessage` to the subscriber's room on the server her `webhookUrl` names); and
+//!   `whatsapp-business` (the WhatsApp Cloud API, to the subscriber's phone). A webhook or channel that
+//!   is gone is a [`ProviderError::DeadDestination`] when it is the
 //!   subscriber's, and makes the integration misconfigured when it is the integration's (module `chat`).
 //! - push through `apns` (HTTP/2, a signed provider token per team) and `one-signal` (all of a message's
 //!   device tokens in one request), both reading the trigger's push overrides the same way (`push`).
@@ -67,6 +69,7 @@ mod error;
 mod expo;
 mod fcm;
 mod generic_sms;
+mod grafana_on_call;
 mod http;
 mod mailgun;
 mod mattermost;
@@ -83,6 +86,8 @@ mod pushpad;
 mod registry;
 mod resend;
 mod retry;
+mod rocket_chat;
+mod ryver;
 mod sendgrid;
 mod ses;
 mod signed_post;
@@ -92,6 +97,7 @@ mod smtp;
 mod sns;
 mod twilio;
 mod whatsapp_business;
+mod zulip;
 
 #[cfg(test)]
 mod tests;
@@ -148,6 +154,20 @@ pub struct Destination {
     /// mode, a Mattermost channel override.
     pub chat_channel: Option<String>,
     pub device_tokens: Vec<String>,
+    /// The subscriber's own Grafana OnCall alert fields (its channel credentials'), which win over the
+    /// integration's.
+    pub alert: AlertFields,
+}
+
+/// A Grafana OnCall alert's fields, as a subscriber's channel credentials name them (`alertUid`, `title`,
+/// `imageUrl`, `state`, `externalUrl`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AlertFields {
+    pub alert_uid: Option<String>,
+    pub title: Option<String>,
+    pub image_url: Option<String>,
+    pub state: Option<String>,
+    pub external_url: Option<String>,
 }
 
 /// One message to send.
@@ -215,10 +235,11 @@ pub struct Accepted {
 }
 
 /// Whether chat messages through `provider_id` with the integration's `credentials` go to the subscriber's
-/// `channel` when it has one (Slack with a bot token), rather than to a webhook; a dead destination is
+/// `channel` when it has one (Slack with a bot token; Rocket.Chat's room), rather than to a webhook; a dead destination is
 /// then that channel.
 pub fn posts_to_chat_channel(provider_id: &str, credentials: &Value) -> bool {
-    matches!(provider_id, "slack" | "svc-slack") && slack::bot_token(credentials).is_some()
+    provider_id == "rocket-chat"
+        || (matches!(provider_id, "slack" | "svc-slack") && slack::bot_token(credentials).is_some())
 }
 
 impl Delivery {

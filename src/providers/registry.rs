@@ -11,6 +11,7 @@ use super::email_webhook::EmailWebhook;
 use super::expo::Expo;
 use super::fcm::Fcm;
 use super::generic_sms::GenericSms;
+use super::grafana_on_call::GrafanaOnCall;
 use super::mailgun::Mailgun;
 use super::mattermost::Mattermost;
 use super::msteams::MsTeams;
@@ -22,6 +23,8 @@ use super::push_webhook::PushWebhook;
 use super::pusher_beams::PusherBeams;
 use super::pushpad::Pushpad;
 use super::resend::Resend;
+use super::rocket_chat::RocketChat;
+use super::ryver::Ryver;
 use super::sendgrid::Sendgrid;
 use super::ses::Ses;
 use super::slack::Slack;
@@ -29,6 +32,7 @@ use super::smtp::Smtp;
 use super::sns::Sns;
 use super::twilio::Twilio;
 use super::whatsapp_business::WhatsappBusiness;
+use super::zulip::Zulip;
 use super::{Provider, ProviderError, ProviderSettings};
 
 /// A provider that does not answer the TCP handshake in this time is down for now.
@@ -78,6 +82,10 @@ pub struct Providers {
     discord: Discord,
     msteams: MsTeams,
     mattermost: Mattermost,
+    zulip: Zulip,
+    ryver: Ryver,
+    grafana_on_call: GrafanaOnCall,
+    rocket_chat: RocketChat,
     apns: Apns,
     one_signal: OneSignal,
     fcm: Fcm,
@@ -112,6 +120,10 @@ impl Providers {
             discord: Discord { http: http.clone() },
             msteams: MsTeams { http: http.clone() },
             mattermost: Mattermost { http: http.clone() },
+            zulip: Zulip { http: http.clone() },
+            ryver: Ryver { http: http.clone() },
+            grafana_on_call: GrafanaOnCall { http: http.clone() },
+            rocket_chat: RocketChat { http: http.clone() },
             apns: Apns::new(settings),
             one_signal: OneSignal { http: http.clone() },
             fcm: Fcm::new(http.clone()),
@@ -155,6 +167,10 @@ impl Providers {
             "discord" => Ok(&self.discord),
             "msteams" => Ok(&self.msteams),
             "mattermost" => Ok(&self.mattermost),
+            "zulip" => Ok(&self.zulip),
+            "ryver" => Ok(&self.ryver),
+            "grafana-on-call" => Ok(&self.grafana_on_call),
+            "rocket-chat" => Ok(&self.rocket_chat),
             "apns" => Ok(&self.apns),
             "one-signal" => Ok(&self.one_signal),
             "fcm" => Ok(&self.fcm),

@@ -31,6 +31,7 @@ pub(super) fn delivery(provider_id: &str, credentials: Value) -> Delivery {
             webhook_url: None,
             chat_channel: None,
             device_tokens: vec!["token-a".to_owned(), "token-b".to_owned()],
+            ..Default::default()
         },
         subject: Some("Welcome".to_owned()),
         title: Some("Hello".to_owned()),

@@ -16,13 +16,15 @@ use super::integration_choice::{self, Choice};
 use super::message::{MessageStatus, MessageUpdate, NewMessage};
 use super::{content, DeliveryUpdate, Outcome, StepInput};
 use crate::domain::integrations::Integration;
-use crate::domain::subscribers::{DeadDestination, DeadKind, Subscriber};
+use crate::domain::subscribers::{ChannelCredentials, DeadDestination, DeadKind, Subscriber};
 use crate::engine::delivery_status::status_webhook_url;
 use crate::engine::details::{Detail, DetailSource, DetailStatus};
 use crate::engine::jobs::Job;
 use crate::engine::runtime::WorkerShared;
 pub use crate::providers::Channel;
-use crate::providers::{posts_to_chat_channel, retry_delay, Accepted, Delivery, Destination, ProviderError};
+use crate::providers::{
+    posts_to_chat_channel, retry_delay, Accepted, AlertFields, Delivery, Destination, ProviderError,
+};
 
 /// The longest wait a provider's `Retry-After` can impose before a retry; the job's lease and the
 /// notification's timeliness matter more than a provider's hour-long hint.
@@ -332,6 +334,7 @@ fn destination_of(
             chat_channel: setting.and_then(|setting| setting.credentials.channel.clone()),
             // WhatsApp sends to the subscriber's phone, not to a channel credential.
             phone: subscriber.phone.clone(),
+            alert: setting.map(|setting| alert_fields(&setting.credentials)).unwrap_or_default(),
             ..Default::default()
         },
         Channel::Push => Destination {
@@ -340,6 +343,17 @@ fn destination_of(
         },
     };
     (destination, setting.map(|setting| setting.integration_id))
+}
+
+/// The subscriber's own Grafana OnCall alert fields.
+fn alert_fields(credentials: &ChannelCredentials) -> AlertFields {
+    AlertFields {
+        alert_uid: credentials.alert_uid.clone(),
+        title: credentials.title.clone(),
+        image_url: credentials.image_url.clone(),
+        state: credentials.state.clone(),
+        external_url: credentials.external_url.clone(),
+    }
 }
 
 /// Why the subscriber cannot be reached on `channel`, as (errorId, errorText), if they cannot.

@@ -2,6 +2,7 @@
 //! local receivers for providers.
 
 mod channels;
+mod chat_providers;
 mod crash;
 mod dead_destinations;
 mod delay;

@@ -7,6 +7,7 @@ mod common;
 mod discord;
 mod expo;
 mod fcm;
+mod grafana_on_call;
 mod mailgun;
 mod mattermost;
 mod msteams;
@@ -17,6 +18,8 @@ mod postmark;
 mod pusher_beams;
 mod pushpad;
 mod resend;
+mod rocket_chat;
+mod ryver;
 mod sendgrid;
 mod ses;
 mod slack;
@@ -25,6 +28,7 @@ mod sns;
 mod svc_slack;
 mod twilio;
 mod whatsapp_business;
+mod zulip;
 
 use herald::providers::{Accepted, Channel, Delivery, Destination, ProviderError, Providers};
 use serde_json::{json, Value};
@@ -44,6 +48,7 @@ pub fn delivery(provider_id: &str, channel: Channel, credentials: Value) -> Deli
             webhook_url: None,
             chat_channel: None,
             device_tokens: Vec::new(),
+            ..Default::default()
         },
         subject: Some("Your order shipped".to_owned()),
         title: None,
