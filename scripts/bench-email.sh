@@ -11,19 +11,13 @@ emails=${1:-1000}
 latency=${2:-50}
 # shellcheck source=scripts/bench-start.sh
 source scripts/bench-start.sh
-cargo build --release --example provider_fake
-http_port=$((port + 1))
-smtp_port=$((port + 2))
-"$target/release/examples/provider_fake" "$http_port" "$smtp_port" "$latency" &
-fake=$!
-trap 'kill $fake 2>/dev/null; stop' EXIT
+start_provider_fake "$latency"
 
 sql() { psql -qtAX "$database_url" -c "$1"; }
 api() { # method, path, JSON body
   curl -sf -o /dev/null -X "$1" -H "Authorization: ApiKey $HERALD_API_KEY" -H 'content-type: application/json' \
     "$url$2" -d "$3"
 }
-stats() { curl -sf "http://127.0.0.1:$http_port/stats"; }
 api POST /v2/workflows '{"workflowId": "inbox", "name": "inbox", "active": true, "steps": [{"name": "Inbox",
   "type": "in_app", "controlValues": {"body": "Order {{ payload.n }}"}}]}'
 api POST /v2/workflows '{"workflowId": "mail", "name": "mail", "active": true, "steps": [{"name": "Mail",

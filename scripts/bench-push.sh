@@ -18,12 +18,7 @@ tokens=${2:-1}
 latency=${3:-50}
 # shellcheck source=scripts/bench-start.sh
 source scripts/bench-start.sh
-cargo build --release --example provider_fake
-http_port=$((port + 1))
-smtp_port=$((port + 2))
-"$target/release/examples/provider_fake" "$http_port" "$smtp_port" "$latency" &
-fake=$!
-trap 'kill $fake 2>/dev/null; stop' EXIT
+start_provider_fake "$latency"
 
 sql() { psql -qtAX "$database_url" -c "$1"; }
 api() { # method, path, JSON body; a refusal stops the run with Herald's answer
@@ -31,7 +26,6 @@ api() { # method, path, JSON body; a refusal stops the run with Herald's answer
   answer=$(curl -sS --fail-with-body -X "$1" -H "Authorization: ApiKey $HERALD_API_KEY" \
     -H 'content-type: application/json' "$url$2" -d "$3") || { echo "$1 $2: $answer" >&2; exit 1; }
 }
-stats() { curl -sf "http://127.0.0.1:$http_port/stats"; }
 
 api POST /v2/workflows '{"workflowId": "inbox", "name": "inbox", "active": true, "steps": [{"name": "Inbox",
   "type": "in_app", "controlValues": {"body": "Your order {{ payload.n }} shipped"}}]}'

@@ -46,3 +46,15 @@ export HERALD_API_KEY
 
 port_of_cluster=$(sed -n 4p "$data_dir/postgres/postmaster.pid")
 database_url="postgres://postgres@127.0.0.1:$port_of_cluster/herald"
+
+# Starts examples/provider_fake.rs standing in for the providers (HTTP on $http_port, SMTP on $smtp_port,
+# each answer after $1 ms; `stats` reads what it counted), stopped with Herald on exit.
+start_provider_fake() {
+  cargo build --release --example provider_fake
+  http_port=$((port + 1))
+  smtp_port=$((port + 2))
+  "$target/release/examples/provider_fake" "$http_port" "$smtp_port" "$1" &
+  fake=$!
+  trap 'kill $fake 2>/dev/null; stop' EXIT
+}
+stats() { curl -sf "http://127.0.0.1:$http_port/stats"; }
