@@ -11,6 +11,7 @@ use super::email_webhook::EmailWebhook;
 use super::expo::Expo;
 use super::fcm::Fcm;
 use super::generic_sms::GenericSms;
+use super::getstream::GetStream;
 use super::grafana_on_call::GrafanaOnCall;
 use super::mailgun::Mailgun;
 use super::mattermost::Mattermost;
@@ -86,6 +87,7 @@ pub struct Providers {
     ryver: Ryver,
     grafana_on_call: GrafanaOnCall,
     rocket_chat: RocketChat,
+    getstream: GetStream,
     apns: Apns,
     one_signal: OneSignal,
     fcm: Fcm,
@@ -124,6 +126,7 @@ impl Providers {
             ryver: Ryver { http: http.clone() },
             grafana_on_call: GrafanaOnCall { http: http.clone() },
             rocket_chat: RocketChat { http: http.clone() },
+            getstream: GetStream { http: http.clone() },
             apns: Apns::new(settings),
             one_signal: OneSignal { http: http.clone() },
             fcm: Fcm::new(http.clone()),
@@ -171,6 +174,7 @@ impl Providers {
             "ryver" => Ok(&self.ryver),
             "grafana-on-call" => Ok(&self.grafana_on_call),
             "rocket-chat" => Ok(&self.rocket_chat),
+            "getstream" => Ok(&self.getstream),
             "apns" => Ok(&self.apns),
             "one-signal" => Ok(&self.one_signal),
             "fcm" => Ok(&self.fcm),

@@ -30,6 +30,7 @@ const ADAPTERS: &[&str] = &[
     "ryver",
     "grafana-on-call",
     "rocket-chat",
+    "getstream",
     "apns",
     "one-signal",
     "fcm",

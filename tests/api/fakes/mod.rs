@@ -9,6 +9,7 @@ pub mod aws;
 pub mod discord;
 pub mod expo;
 pub mod fcm;
+pub mod getstream;
 pub mod grafana_on_call;
 pub mod mailgun;
 pub mod mattermost;

@@ -7,6 +7,7 @@ mod common;
 mod discord;
 mod expo;
 mod fcm;
+mod getstream;
 mod grafana_on_call;
 mod mailgun;
 mod mattermost;
