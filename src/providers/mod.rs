@@ -31,7 +31,8 @@
 //!   per device token) and `expo` (every token of a message in one request).
 //! - push through `pushpad` (every uid of a message in one request; a uid without a subscription is
 //!   left out of the answer, a dead destination) and `pusher-beams` (every Beams user id of a message in
-//!   one publish; Beams reports nothing per user).
+//!   one publish; Beams reports nothing per user); `appio` (IO's profile check, then the message, per
+//!   fiscal code; a citizen without IO or who turned the service off is a dead destination).
 //!
 //! A push message has an answer per device token ([`Provider::send_each`]); a token the provider says
 //! is gone is a [`ProviderError::DeadDestination`], which the engine removes from the subscriber.
@@ -60,6 +61,7 @@
 mod account;
 mod answer;
 mod apns;
+mod appio;
 mod aws;
 mod chat;
 mod chat_webhook;

@@ -5,6 +5,7 @@ use std::time::Duration;
 use reqwest::{redirect, Client, ClientBuilder};
 
 use super::apns::Apns;
+use super::appio::AppIo;
 use super::chat_webhook::ChatWebhook;
 use super::discord::Discord;
 use super::email_webhook::EmailWebhook;
@@ -88,6 +89,7 @@ pub struct Providers {
     grafana_on_call: GrafanaOnCall,
     rocket_chat: RocketChat,
     getstream: GetStream,
+    appio: AppIo,
     apns: Apns,
     one_signal: OneSignal,
     fcm: Fcm,
@@ -127,6 +129,7 @@ impl Providers {
             grafana_on_call: GrafanaOnCall { http: http.clone() },
             rocket_chat: RocketChat { http: http.clone() },
             getstream: GetStream { http: http.clone() },
+            appio: AppIo { http: http.clone() },
             apns: Apns::new(settings),
             one_signal: OneSignal { http: http.clone() },
             fcm: Fcm::new(http.clone()),
@@ -181,6 +184,7 @@ impl Providers {
             "expo" => Ok(&self.expo),
             "pushpad" => Ok(&self.pushpad),
             "pusher-beams" => Ok(&self.pusher_beams),
+            "appio" => Ok(&self.appio),
             "whatsapp-business" => Ok(&self.whatsapp_business),
             "nodemailer" => Ok(&self.smtp),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),

@@ -37,6 +37,7 @@ const ADAPTERS: &[&str] = &[
     "expo",
     "pushpad",
     "pusher-beams",
+    "appio",
     "whatsapp-business",
     "nodemailer",
 ];

@@ -5,6 +5,7 @@
 //! many connections clients opened.
 
 pub mod apns;
+pub mod appio;
 pub mod aws;
 pub mod discord;
 pub mod expo;

@@ -3,6 +3,7 @@
 //! misconfigured integration, or a dead destination).
 
 mod apns;
+mod appio;
 mod common;
 mod discord;
 mod expo;
