@@ -19,7 +19,9 @@
 //!   subscriber's `channel`; `svc-slack` is the same, without the reference service's hosted OAuth app),
 //!   `discord`, `msteams` (a Workflows webhook, an Adaptive Card), `mattermost`, `zulip` (its
 //!   Slack-compatible incoming webhook), `ryver`, `grafana-on-call` (a Formatted Webhook alert),
-//!   `rocket-chat` (`chat.sendMessage` to the subscriber's room on the server her `webhookUrl` names); and
+//!   `rocket-chat` (`chat.sendMessage` to the subscriber's room on the server her `webhookUrl` names),
+//!   `getstream` (Stream Chat's send-message API to the subscriber's `type:id` channel with a server JWT,
+//!   or the reference service's generic POST to a `webhookUrl`); and
 //!   `whatsapp-business` (the WhatsApp Cloud API, to the subscriber's phone). A webhook or channel that
 //!   is gone is a [`ProviderError::DeadDestination`] when it is the
 //!   subscriber's, and makes the integration misconfigured when it is the integration's (module `chat`).
@@ -29,7 +31,8 @@
 //!   per device token) and `expo` (every token of a message in one request).
 //! - push through `pushpad` (every uid of a message in one request; a uid without a subscription is
 //!   left out of the answer, a dead destination) and `pusher-beams` (every Beams user id of a message in
-//!   one publish; Beams reports nothing per user).
+//!   one publish; Beams reports nothing per user); `appio` (IO's profile check, then the message, per
+//!   fiscal code; a citizen without IO or who turned the service off is a dead destination).
 //!
 //! A push message has an answer per device token ([`Provider::send_each`]); a token the provider says
 //! is gone is a [`ProviderError::DeadDestination`], which the engine removes from the subscriber.
@@ -58,6 +61,7 @@
 mod account;
 mod answer;
 mod apns;
+mod appio;
 mod aws;
 mod chat;
 mod chat_webhook;
@@ -69,6 +73,7 @@ mod error;
 mod expo;
 mod fcm;
 mod generic_sms;
+mod getstream;
 mod grafana_on_call;
 mod http;
 mod mailgun;
@@ -239,6 +244,7 @@ pub struct Accepted {
 /// then that channel.
 pub fn posts_to_chat_channel(provider_id: &str, credentials: &Value) -> bool {
     provider_id == "rocket-chat"
+        || (provider_id == "getstream" && getstream::uses_chat_api(credentials))
         || (matches!(provider_id, "slack" | "svc-slack") && slack::bot_token(credentials).is_some())
 }
 

@@ -5,12 +5,14 @@ use std::time::Duration;
 use reqwest::{redirect, Client, ClientBuilder};
 
 use super::apns::Apns;
+use super::appio::AppIo;
 use super::chat_webhook::ChatWebhook;
 use super::discord::Discord;
 use super::email_webhook::EmailWebhook;
 use super::expo::Expo;
 use super::fcm::Fcm;
 use super::generic_sms::GenericSms;
+use super::getstream::GetStream;
 use super::grafana_on_call::GrafanaOnCall;
 use super::mailgun::Mailgun;
 use super::mattermost::Mattermost;
@@ -86,6 +88,8 @@ pub struct Providers {
     ryver: Ryver,
     grafana_on_call: GrafanaOnCall,
     rocket_chat: RocketChat,
+    getstream: GetStream,
+    appio: AppIo,
     apns: Apns,
     one_signal: OneSignal,
     fcm: Fcm,
@@ -124,6 +128,8 @@ impl Providers {
             ryver: Ryver { http: http.clone() },
             grafana_on_call: GrafanaOnCall { http: http.clone() },
             rocket_chat: RocketChat { http: http.clone() },
+            getstream: GetStream { http: http.clone() },
+            appio: AppIo { http: http.clone() },
             apns: Apns::new(settings),
             one_signal: OneSignal { http: http.clone() },
             fcm: Fcm::new(http.clone()),
@@ -171,12 +177,14 @@ impl Providers {
             "ryver" => Ok(&self.ryver),
             "grafana-on-call" => Ok(&self.grafana_on_call),
             "rocket-chat" => Ok(&self.rocket_chat),
+            "getstream" => Ok(&self.getstream),
             "apns" => Ok(&self.apns),
             "one-signal" => Ok(&self.one_signal),
             "fcm" => Ok(&self.fcm),
             "expo" => Ok(&self.expo),
             "pushpad" => Ok(&self.pushpad),
             "pusher-beams" => Ok(&self.pusher_beams),
+            "appio" => Ok(&self.appio),
             "whatsapp-business" => Ok(&self.whatsapp_business),
             "nodemailer" => Ok(&self.smtp),
             _ => Err(ProviderError::Unsupported { provider_id: provider_id.to_owned() }),

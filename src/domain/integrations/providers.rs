@@ -71,7 +71,7 @@ const SMS: &[&str] = &[
     "clickatell",
 ];
 
-const PUSH: &[&str] = &["fcm", "apns", "expo", "one-signal", "pushpad", "push-webhook", "pusher-beams"];
+const PUSH: &[&str] = &["fcm", "apns", "expo", "one-signal", "pushpad", "push-webhook", "pusher-beams", "appio"];
 
 const CHAT: &[&str] = &[
     "slack",
@@ -117,7 +117,7 @@ mod tests {
     #[test]
     fn every_provider_belongs_to_exactly_one_channel() {
         let all: Vec<&str> = CHANNELS.iter().flat_map(|channel| providers_of(channel).iter().copied()).collect();
-        assert_eq!(all.len(), 1 + 20 + 35 + 7 + 12);
+        assert_eq!(all.len(), 1 + 20 + 35 + 8 + 12);
         for provider in &all {
             assert_eq!(all.iter().filter(|other| *other == provider).count(), 1, "{provider} listed twice");
         }

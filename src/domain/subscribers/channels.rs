@@ -6,14 +6,10 @@ use serde::{Deserialize, Serialize};
 use crate::domain::integrations::providers::providers_of;
 use uuid::Uuid;
 
-/// Push provider that subscribers may hold credentials for although no integration uses it yet.
-const CREDENTIAL_ONLY_PROVIDER: &str = "appio";
-
-/// Providers whose credentials a subscriber can hold (the spec's 20): every chat and push provider,
-/// and `appio`.
+/// Providers whose credentials a subscriber can hold (the spec's 20): every chat and push provider
+/// (`appio` among the push ones).
 pub fn credential_providers() -> impl Iterator<Item = &'static str> {
-    let integrated = providers_of("chat").iter().chain(providers_of("push"));
-    integrated.copied().chain(std::iter::once(CREDENTIAL_ONLY_PROVIDER))
+    providers_of("chat").iter().chain(providers_of("push")).copied()
 }
 
 /// At most this many device tokens per channel entry.

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::fixtures::{
     create_integration, create_workflow, details, events_of, job, messages_of, trigger_processed, wait_until_settled,
 };
-use crate::fakes::{grafana_on_call, rocket_chat, ryver, zulip, FakeProvider};
+use crate::fakes::{getstream, grafana_on_call, rocket_chat, ryver, zulip, FakeProvider};
 use crate::support::TestServer;
 
 /// One provider under test: its fake, Ada's live and gone webhooks there, her extra credentials, what the
@@ -174,4 +174,48 @@ async fn rocket_chat_posts_to_the_subscribers_room_records_its_id_and_a_gone_roo
     let credentials = credentials_of_ada(&server, "rocket-chat").await;
     assert_eq!(credentials.get("channel"), None, "{credentials}");
     assert_eq!(credentials["webhookUrl"], fake.base_url(), "the server's URL stays");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn getstream_sends_to_the_subscribers_channel_records_its_id_and_a_gone_channel_is_removed() {
+    let server = TestServer::start().await;
+    let fake = getstream::start().await;
+    create_integration(
+        &server,
+        json!({"providerId": "getstream", "channel": "chat", "identifier": "stream", "active": true,
+               "credentials": {"apiKey": getstream::API_KEY, "secretKey": getstream::SECRET,
+                               "user": getstream::USER_ID, "baseUrl": fake.base_url()}}),
+    )
+    .await;
+    let chat =
+        json!({"name": "Chat", "type": "chat", "controlValues": {"body": "Order {{ payload.orderId }} shipped"}});
+    create_workflow(&server, "notify", json!([chat])).await;
+    let (status, body) = server.send_json(Method::POST, "/v2/subscribers", &json!({"subscriberId": "ada"})).await;
+    assert_eq!(status, 201, "{body}");
+    set_credentials(&server, "getstream", json!({"channel": getstream::CID})).await;
+
+    let sent = trigger_processed(&server, json!({"name": "notify", "to": "ada", "payload": {"orderId": "S-1"}})).await;
+    wait_until_settled(&server).await;
+
+    let request = fake.only_request();
+    assert_eq!(request.path, getstream::PATH);
+    assert!(getstream::is_server_token(request.header("authorization").unwrap_or_default()));
+    assert_eq!(request.json(), json!({"message": {"text": "Order S-1 shipped", "user_id": getstream::USER_ID}}));
+    assert_eq!(messages_of(&server, &sent).await[0]["status"], "sent");
+    let chat_job = job(&events_of(&server, &sent).await[0], "chat").clone();
+    let recorded = format!("Message sent (provider message id {})", getstream::MESSAGE_ID);
+    assert!(details(&chat_job).contains(&recorded), "{chat_job}");
+
+    set_credentials(&server, "getstream", json!({"channel": "messaging:deleted"})).await;
+    let failed =
+        trigger_processed(&server, json!({"name": "notify", "to": "ada", "payload": {"orderId": "S-2"}})).await;
+    wait_until_settled(&server).await;
+
+    assert_eq!(fake.requests().len(), 2, "a dead destination is not retried");
+    assert_eq!(messages_of(&server, &failed).await[0]["errorId"], "dead_destination");
+    let chat_job = job(&events_of(&server, &failed).await[0], "chat").clone();
+    let expected = "The subscriber's getstream channel is gone; removed from their channel credentials".to_owned();
+    assert!(details(&chat_job).contains(&expected), "{chat_job}");
+    let credentials = credentials_of_ada(&server, "getstream").await;
+    assert_eq!(credentials.get("channel"), None, "{credentials}");
 }

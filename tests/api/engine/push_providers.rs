@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use super::fixtures::{
     create_integration, create_workflow, details, events_of, job, messages_of, trigger_processed, wait_until_settled,
 };
-use crate::fakes::{pusher_beams, pushpad, whatsapp_business, FakeProvider};
+use crate::fakes::{appio, pusher_beams, pushpad, whatsapp_business, FakeProvider};
 use crate::support::TestServer;
 
 /// One provider's case: its integration's credentials (given the fake's base URL), Ada's device tokens
@@ -115,4 +115,43 @@ async fn each_provider_sends_through_the_engine_records_its_id_and_drops_a_gone_
             assert_eq!(case.fake.requests()[0].json()["to"], "+15550100", "{provider}: to Ada's phone");
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn appio_checks_each_citizens_profile_sends_records_its_id_and_drops_a_citizen_who_blocked_it() {
+    let server = TestServer::start().await;
+    let fake = appio::start().await;
+    create_integration(
+        &server,
+        json!({"providerId": "appio", "channel": "push", "identifier": "io", "active": true,
+               "credentials": {"apiKey": appio::API_KEY, "baseUrl": appio::base_url(&fake)}}),
+    )
+    .await;
+    let body =
+        "Your order {{ payload.orderId }} left our warehouse today and will reach you within three working days.";
+    let step = json!({"name": "Step", "type": "push",
+                      "controlValues": {"subject": "Order {{ payload.orderId }} shipped", "body": body}});
+    create_workflow(&server, "notify", json!([step])).await;
+    let (status, body) = server.send_json(Method::POST, "/v2/subscribers", &json!({"subscriberId": "ada"})).await;
+    assert_eq!(status, 201, "{body}");
+    let tokens = json!([appio::FISCAL_CODE, appio::BLOCKED_FISCAL_CODE]);
+    let update = json!({"providerId": "appio", "credentials": {"deviceTokens": tokens}});
+    let (status, body) = server.send_json(Method::PATCH, "/v1/subscribers/ada/credentials", &update).await;
+    assert_eq!(status, 200, "{body}");
+
+    let transaction_id =
+        trigger_processed(&server, json!({"name": "notify", "to": "ada", "payload": {"orderId": "A-1"}})).await;
+    wait_until_settled(&server).await;
+
+    let requests = fake.requests();
+    let messages: Vec<_> = requests.iter().filter(|request| request.path == "/api/v1/messages").collect();
+    assert_eq!(requests.len(), 3, "two profile checks, one message");
+    assert_eq!(messages[0].json()["fiscal_code"], appio::FISCAL_CODE);
+    assert_eq!(messages[0].json()["content"]["subject"], "Order A-1 shipped");
+    let sent = messages_of(&server, &transaction_id).await;
+    assert_eq!(sent[0]["status"], "sent", "{}", sent[0]);
+    let step_job = job(&events_of(&server, &transaction_id).await[0], "push").clone();
+    let marker = format!("(provider message id {}", appio::MESSAGE_ID);
+    assert!(details(&step_job).iter().any(|detail| detail.contains(&marker)), "{step_job}");
+    assert_eq!(device_tokens_of_ada(&server, "appio").await, json!([appio::FISCAL_CODE]));
 }

@@ -5,10 +5,12 @@
 //! many connections clients opened.
 
 pub mod apns;
+pub mod appio;
 pub mod aws;
 pub mod discord;
 pub mod expo;
 pub mod fcm;
+pub mod getstream;
 pub mod grafana_on_call;
 pub mod mailgun;
 pub mod mattermost;

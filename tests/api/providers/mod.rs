@@ -3,10 +3,12 @@
 //! misconfigured integration, or a dead destination).
 
 mod apns;
+mod appio;
 mod common;
 mod discord;
 mod expo;
 mod fcm;
+mod getstream;
 mod grafana_on_call;
 mod mailgun;
 mod mattermost;
