@@ -2,6 +2,9 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::providers::{OutboundPolicy, ProviderSettings};
 
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -111,4 +114,20 @@ pub struct EngineSettings {
     /// Let an integration's `baseUrl` use plain http on any host (by default only on loopback hosts).
     #[arg(long, env = "HERALD_PROVIDER_ALLOW_HTTP", default_value_t = false, global = true)]
     pub provider_allow_http: bool,
+
+    /// Comma-separated CIDR ranges, addresses and host names outbound connections may reach although they
+    /// are not globally routable (e.g. `127.0.0.0/8,::1/128,mail.internal`). Unset: none, except loopback
+    /// in the zero-config development mode (no DATABASE_URL).
+    #[arg(long, env = "HERALD_OUTBOUND_ALLOW", global = true)]
+    pub outbound_allow: Option<OutboundPolicy>,
+}
+
+impl EngineSettings {
+    /// The provider settings of a process; `development` (the zero-config mode) also allows loopback, where
+    /// a developer's receivers run.
+    pub fn provider_settings(&self, development: bool) -> ProviderSettings {
+        let outbound = self.outbound_allow.clone().unwrap_or_default();
+        let outbound = if development { outbound.allowing_loopback() } else { outbound };
+        ProviderSettings { allow_plain_http: self.provider_allow_http, outbound: Arc::new(outbound) }
+    }
 }

@@ -6,7 +6,6 @@ use herald::crypto::CredentialCipher;
 use herald::db::{run_migrations, Database};
 use herald::domain::tenancy;
 use herald::engine::Clock;
-use herald::providers::ProviderSettings;
 use herald::startup::{self, StartOptions};
 use herald::{bootstrap, server};
 use uuid::Uuid;
@@ -96,7 +95,7 @@ async fn serve(settings: &GlobalSettings, engine_settings: &EngineSettings, data
         workers: engine_settings.role.runs_workers().then(|| engine_settings.into()),
         extra_rest_routes: axum::Router::new(),
         public_url: settings.public_url.clone(),
-        provider_settings: ProviderSettings { allow_plain_http: engine_settings.provider_allow_http },
+        provider_settings: engine_settings.provider_settings(database.local_cluster.is_some()),
     })
     .await?;
     server::shutdown_signal().await;

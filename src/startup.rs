@@ -32,7 +32,8 @@ pub struct StartOptions {
     pub extra_rest_routes: Router,
     /// `HERALD_PUBLIC_URL`, for verifying delivery-status webhooks signed over their URL.
     pub public_url: Option<url::Url>,
-    /// What the operator allows of provider endpoints (the API process checks SNS certificate hosts
+    /// What the operator allows of provider endpoints and outbound connections, for the workers (they
+    /// replace [`WorkerSettings::providers`]) and the API process alike (SNS certificate hosts are checked
     /// by the same rule as the workers' adapters).
     pub provider_settings: ProviderSettings,
 }
@@ -54,6 +55,9 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
     let workers = workers.map(|mut settings| {
         // One setting for both ends of a status webhook: the URL providers are told, and checked against.
         settings.public_url = public_url.clone();
+        // One set of provider settings (and one outbound policy) for the process: the workers' clients and
+        // the API's SNS certificate fetch.
+        settings.providers = provider_settings.clone();
         let shared = WorkerShared::new(pool.clone(), cipher.clone(), engine.clone(), settings);
         tracing::info!(owner = %shared.owner, "workers started");
         tokio::spawn(run_workers(Arc::new(shared), stop))
@@ -62,7 +66,7 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
     let server = match listener {
         Some(listener) => {
             tracing::info!(addr = %listener.local_addr()?, "Herald is serving REST and gRPC");
-            let sns_certificates = Arc::new(SnsCertificates::new(provider_settings));
+            let sns_certificates = Arc::new(SnsCertificates::new(provider_settings.clone()));
             let state = AppState { pool, cipher, engine, public_url, sns_certificates };
             let router = server::router(state, extra_rest_routes);
             let shutdown = async move {

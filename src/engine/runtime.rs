@@ -33,7 +33,8 @@ impl From<&crate::config::EngineSettings> for WorkerSettings {
             batch_size: settings.worker_batch_size,
             lease: Duration::from_secs(settings.job_lease_secs),
             poll_interval: Duration::from_millis(settings.worker_poll_ms),
-            providers: ProviderSettings { allow_plain_http: settings.provider_allow_http },
+            // `startup::start` sets the process's own (`StartOptions::provider_settings`).
+            providers: ProviderSettings::default(),
             public_url: None,
         }
     }
@@ -58,7 +59,8 @@ pub struct WorkerShared {
     pub cipher: CredentialCipher,
     pub engine: EngineContext,
     pub providers: Providers,
-    /// HTTP client of custom steps.
+    /// HTTP client of custom steps (under the providers' outbound policy: a step's url is the API client's
+    /// too).
     pub http: reqwest::Client,
     /// This process's lease owner name (unique per start).
     pub owner: String,
@@ -71,10 +73,12 @@ impl WorkerShared {
             pool,
             cipher,
             engine,
-            providers: Providers::new(settings.providers),
-            http: reqwest::Client::builder()
+            providers: Providers::new(settings.providers.clone()),
+            http: settings
+                .providers
+                .outbound
+                .http_client()
                 .connect_timeout(Duration::from_secs(5))
-                .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .expect("the HTTP client builds"),
             owner: format!("{}-{}", std::process::id(), uuid::Uuid::now_v7().simple()),

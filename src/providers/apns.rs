@@ -46,6 +46,7 @@ use super::account::required;
 use super::credentials::flag;
 use super::endpoint::endpoint;
 use super::http::{fetch, noted, ErrorKind, HttpAnswer};
+use super::outbound::OutboundPolicy;
 use super::push::{device_tokens, one_answer, PushMessage};
 use super::registry::client_builder;
 use super::{Accepted, Delivery, Provider, ProviderError, ProviderSettings};
@@ -81,7 +82,7 @@ impl Apns {
         }
         let account = Arc::new(Account {
             tokens: ProviderTokens::new(config.team_id, config.key_id, config.p8)?,
-            client: http2_client(),
+            client: http2_client(&self.settings.outbound),
         });
         accounts.insert(id, account.clone());
         Ok(account)
@@ -100,10 +101,10 @@ impl Provider for Apns {
         let notification = Notification::of(delivery, &config)?;
         let account = self.account(&config)?;
         let jwt = account.tokens.token()?;
-        let mut answer = notification.post(&account.client, &url, &jwt).await?;
+        let mut answer = notification.post(&self.settings.outbound, &account.client, &url, &jwt).await?;
         if is_expired_token(&answer) {
             let renewed = account.tokens.renew(&jwt)?;
-            answer = notification.post(&account.client, &url, &renewed).await?;
+            answer = notification.post(&self.settings.outbound, &account.client, &url, &renewed).await?;
         }
         sorted(answer)
     }
@@ -171,13 +172,19 @@ impl Notification {
         Ok(Self { headers, body: payload(&message, background) })
     }
 
-    async fn post(&self, client: &Client, url: &Url, jwt: &str) -> Result<HttpAnswer, ProviderError> {
+    async fn post(
+        &self,
+        outbound: &OutboundPolicy,
+        client: &Client,
+        url: &Url,
+        jwt: &str,
+    ) -> Result<HttpAnswer, ProviderError> {
         let request = client
             .post(url.clone())
             .headers(self.headers.clone())
             .header(AUTHORIZATION, format!("bearer {jwt}"))
             .json(&self.body);
-        fetch(ID, request).await
+        fetch(ID, outbound, request).await
     }
 }
 
@@ -251,8 +258,8 @@ fn sorted(answer: HttpAnswer) -> Result<Accepted, ProviderError> {
 
 /// A client that speaks only HTTP/2: over TLS it offers only `h2` (ALPN); to a plain `http://` base
 /// (a local fake on loopback) it starts HTTP/2 without asking (prior knowledge, h2c).
-fn http2_client() -> Client {
-    client_builder()
+fn http2_client(outbound: &Arc<OutboundPolicy>) -> Client {
+    client_builder(outbound)
         .http2_prior_knowledge()
         // Apple asks providers to keep their connection open rather than reconnect for each burst;
         // pings keep a quiet one alive through NATs and find a dead one before a send does.

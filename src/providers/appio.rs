@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 
 use super::credentials::credential;
 use super::endpoint::integration_base;
-use super::http::{fetch, ErrorKind, HttpAnswer};
+use super::http::{ErrorKind, HttpAnswer};
 use super::push::{one_device_token, PushMessage};
 use super::registry::Http;
 use super::{Accepted, Delivery, Provider, ProviderError};
@@ -81,7 +81,7 @@ impl AppIo {
         let mut url = base.clone();
         url.set_path(&format!("{}{path}", base.path().trim_end_matches('/')));
         let request = self.http.client.post(url).header("Ocp-Apim-Subscription-Key", api_key).json(body);
-        fetch(ID, request).await
+        self.http.fetch(ID, request).await
     }
 }
 

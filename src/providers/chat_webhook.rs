@@ -3,17 +3,17 @@
 //!
 //! Body: `{content, messageId, transactionId, payload}`. Provider message id: `id` of a JSON answer.
 
-use reqwest::Client;
 use serde_json::json;
 
 use super::chat::Webhook;
+use super::registry::Http;
 use super::signed_post::SignedPost;
 use super::{Accepted, Delivery, Provider, ProviderError};
 
 const ID: &str = "chat-webhook";
 
 pub(crate) struct ChatWebhook {
-    pub(crate) client: Client,
+    pub(crate) http: Http,
 }
 
 #[tonic::async_trait]
@@ -26,7 +26,7 @@ impl Provider for ChatWebhook {
             "transactionId": delivery.transaction_id,
             "payload": delivery.payload,
         });
-        let answer = SignedPost::new(ID, delivery, url, &body).send(&self.client).await?;
+        let answer = SignedPost::new(ID, delivery, url, &body).send(&self.http).await?;
         Ok(answer.accepted("id"))
     }
 }

@@ -14,7 +14,7 @@ use reqwest::{StatusCode, Url};
 use serde_json::{json, Value};
 
 use super::chat::{with_custom_data, Webhook};
-use super::http::{coded, fetch, ErrorKind};
+use super::http::{coded, ErrorKind};
 use super::registry::Http;
 use super::{Accepted, Delivery, Provider, ProviderError};
 
@@ -31,7 +31,7 @@ impl Provider for Discord {
     async fn send(&self, delivery: &Delivery) -> Result<Accepted, ProviderError> {
         let webhook = Webhook::of(ID, delivery)?;
         let body = with_custom_data(json!({"content": delivery.content}), delivery);
-        let answer = fetch(ID, self.http.client.post(waiting(webhook.url)).json(&body)).await?;
+        let answer = self.http.fetch(ID, self.http.client.post(waiting(webhook.url)).json(&body)).await?;
         if answer.status.is_success() {
             return Ok(answer.body.accepted("id"));
         }

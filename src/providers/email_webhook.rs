@@ -4,17 +4,17 @@
 //! Body: `{to, from, senderName, subject, html, messageId, transactionId, payload, overrides}`; `from` and
 //! `senderName` are the integration's (null when unset). Provider message id: `id` of a JSON answer.
 
-use reqwest::Client;
 use serde_json::json;
 
 use super::credentials::{credential, required_url};
+use super::registry::Http;
 use super::signed_post::SignedPost;
 use super::{Accepted, Delivery, Provider, ProviderError};
 
 const ID: &str = "email-webhook";
 
 pub(crate) struct EmailWebhook {
-    pub(crate) client: Client,
+    pub(crate) http: Http,
 }
 
 #[tonic::async_trait]
@@ -38,7 +38,7 @@ impl Provider for EmailWebhook {
             "payload": delivery.payload,
             "overrides": delivery.overrides,
         });
-        let answer = SignedPost::new(ID, delivery, url, &body).send(&self.client).await?;
+        let answer = SignedPost::new(ID, delivery, url, &body).send(&self.http).await?;
         Ok(answer.accepted("id"))
     }
 }

@@ -4,18 +4,23 @@
 //! operator allows it (`HERALD_PROVIDER_ALLOW_HTTP`): credentials must not cross a network in clear.
 
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use reqwest::Url;
 use serde_json::Value;
 
 use super::credentials::credential;
+use super::outbound::OutboundPolicy;
 use super::ProviderError;
 
-/// What the operator allows adapters to do.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// What the operator allows adapters to do. Built once at start; the API process (SNS certificates) and
+/// the workers share it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProviderSettings {
     /// Accept `http://` base URLs on any host, not only loopback ones.
     pub allow_plain_http: bool,
+    /// Where outbound connections may go (`HERALD_OUTBOUND_ALLOW`); by default no non-global address.
+    pub outbound: Arc<OutboundPolicy>,
 }
 
 /// The URL of `path` (which starts with `/`) at `default_base` or at the integration's `baseUrl`.
@@ -93,7 +98,7 @@ mod tests {
         assert!(refused.is_integration_fault() && refused.to_string().contains("must use https"), "{refused}");
         assert!(at(json!({"baseUrl": "ftp://example.com"})).is_err());
         assert!(at(json!({"baseUrl": "not a url"})).is_err());
-        let open = ProviderSettings { allow_plain_http: true };
+        let open = ProviderSettings { allow_plain_http: true, ..Default::default() };
         assert!(endpoint("sendgrid", &json!({"baseUrl": "http://mail.internal"}), "https://x", "/", &open).is_ok());
     }
 }

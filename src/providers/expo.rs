@@ -27,7 +27,7 @@ use serde_json::{json, Map, Value};
 
 use super::credentials::credential;
 use super::endpoint::endpoint;
-use super::http::{coded, fetch, ErrorKind, HttpAnswer};
+use super::http::{coded, ErrorKind, HttpAnswer};
 use super::push::{one_device_token, PushMessage};
 use super::registry::Http;
 use super::{Accepted, Delivery, DeviceAnswer, Provider, ProviderError};
@@ -90,7 +90,7 @@ impl Expo {
         if let Some(api_key) = credential(&delivery.credentials, "apiKey") {
             request = request.bearer_auth(api_key);
         }
-        match fetch(ID, request).await {
+        match self.http.fetch(ID, request).await {
             Ok(answer) => tickets(answer, count),
             Err(err) => vec![Err(err); count],
         }

@@ -39,7 +39,7 @@ use serde_json::{json, Map, Value};
 
 use self::auth::{AccessTokens, ServiceAccount};
 use super::endpoint::endpoint;
-use super::http::{coded, fetch, ErrorKind, HttpAnswer};
+use super::http::{coded, ErrorKind, HttpAnswer};
 use super::push::{one_device_token, PushMessage};
 use super::registry::Http;
 use super::{Accepted, Delivery, Provider, ProviderError};
@@ -68,7 +68,7 @@ impl Fcm {
 
     async fn post(&self, url: &Url, access_token: &str, body: &Value) -> Result<HttpAnswer, ProviderError> {
         let client = if url.scheme() == "http" { &self.http.h2c } else { &self.http.client };
-        fetch(ID, client.post(url.clone()).bearer_auth(access_token).json(body)).await
+        self.http.fetch(ID, client.post(url.clone()).bearer_auth(access_token).json(body)).await
     }
 }
 

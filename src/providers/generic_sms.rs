@@ -7,10 +7,10 @@
 //! * Provider message id: the JSON answer's value at `idPath` (dotted, numeric segments index arrays;
 //!   default `id`), since every gateway nests it differently.
 
-use reqwest::Client;
 use serde_json::json;
 
 use super::credentials::{credential, target_url};
+use super::registry::Http;
 use super::signed_post::SignedPost;
 use super::{Accepted, Delivery, Provider, ProviderError};
 
@@ -19,7 +19,7 @@ const DEFAULT_API_KEY_HEADER: &str = "x-api-key";
 const DEFAULT_ID_PATH: &str = "id";
 
 pub(crate) struct GenericSms {
-    pub(crate) client: Client,
+    pub(crate) http: Http,
 }
 
 #[tonic::async_trait]
@@ -51,7 +51,7 @@ impl Provider for GenericSms {
             let header = credential(credentials, "apiKeyRequestHeader").unwrap_or(DEFAULT_API_KEY_HEADER);
             post = post.header(header, api_key)?;
         }
-        let answer = post.send(&self.client).await?;
+        let answer = post.send(&self.http).await?;
         Ok(answer.accepted(credential(credentials, "idPath").unwrap_or(DEFAULT_ID_PATH)))
     }
 }

@@ -31,7 +31,7 @@ use super::account::required;
 use super::chat::{with_custom_data, Webhook};
 use super::credentials::credential;
 use super::endpoint::endpoint;
-use super::http::{coded, fetch, ErrorKind};
+use super::http::{coded, ErrorKind};
 use super::registry::Http;
 use super::{Accepted, Delivery, Provider, ProviderError};
 
@@ -81,7 +81,7 @@ impl GetStream {
             .header("Authorization", server_token(secret))
             .header("stream-auth-type", "jwt")
             .json(&json!({"message": message}));
-        let answer = fetch(ID, request).await?;
+        let answer = self.http.fetch(ID, request).await?;
         if answer.status.is_success() {
             return Ok(answer.body.accepted("message.id"));
         }
@@ -109,7 +109,7 @@ impl GetStream {
         let webhook = Webhook::of(ID, delivery)?;
         let api_key = credential(&delivery.credentials, "apiKey");
         let body = json!({"text": delivery.content, "headers": {"X-API-KEY": api_key}});
-        let answer = fetch(ID, self.http.client.post(webhook.url).json(&body)).await?;
+        let answer = self.http.fetch(ID, self.http.client.post(webhook.url).json(&body)).await?;
         if answer.status.is_success() {
             return Ok(answer.body.accepted_as(None));
         }

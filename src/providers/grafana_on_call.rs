@@ -23,7 +23,7 @@ use serde_json::{json, Map, Value};
 
 use super::chat::{with_custom_data, Webhook};
 use super::credentials::credential;
-use super::http::{fetch, ErrorKind};
+use super::http::ErrorKind;
 use super::registry::Http;
 use super::{Accepted, Delivery, Provider, ProviderError};
 
@@ -40,7 +40,7 @@ impl Provider for GrafanaOnCall {
     async fn send(&self, delivery: &Delivery) -> Result<Accepted, ProviderError> {
         let webhook = Webhook::of(ID, delivery)?;
         let body = with_custom_data(alert(delivery), delivery);
-        let answer = fetch(ID, self.http.client.post(webhook.url).json(&body)).await?;
+        let answer = self.http.fetch(ID, self.http.client.post(webhook.url).json(&body)).await?;
         if answer.status.is_success() {
             return Ok(answer.body.accepted_as(None));
         }

@@ -11,15 +11,36 @@ use reqwest::{RequestBuilder, Response, StatusCode};
 use serde_json::Value;
 
 use super::answer::Answer;
+use super::outbound::{refusal_in, OutboundPolicy, Refused};
+use super::registry::Http;
 use super::ProviderError;
 
-/// Sends a request and reads the answer; no answer at all is [`request_failed`].
-pub(crate) async fn fetch(provider_id: &str, request: RequestBuilder) -> Result<HttpAnswer, ProviderError> {
+impl Http {
+    /// Sends a request built on one of this value's clients and reads the answer (see [`fetch`]).
+    pub(crate) async fn fetch(&self, provider_id: &str, request: RequestBuilder) -> Result<HttpAnswer, ProviderError> {
+        fetch(provider_id, &self.settings.outbound, request).await
+    }
+}
+
+/// Sends a request built on a client of `outbound` (whose resolver checks host names) and reads the
+/// answer; a URL whose host is a refused IP address is not sent at all. No answer is [`request_failed`].
+pub(crate) async fn fetch(
+    provider_id: &str,
+    outbound: &OutboundPolicy,
+    request: RequestBuilder,
+) -> Result<HttpAnswer, ProviderError> {
     let (client, request) = request.build_split();
     let request = request.map_err(|err| request_failed(provider_id, "", err))?;
+    outbound.check_url(request.url()).map_err(|refused| refused_destination(provider_id, &refused))?;
     let host = request.url().host_str().unwrap_or_default().to_owned();
     let response = client.execute(request).await.map_err(|err| request_failed(provider_id, &host, err))?;
     Ok(HttpAnswer::read(&host, response).await)
+}
+
+/// A destination the outbound policy refuses: permanent, since the same URL is refused again until the
+/// operator changes `HERALD_OUTBOUND_ALLOW` (and retrying would only knock on the same door).
+pub(crate) fn refused_destination(provider_id: &str, refused: &Refused) -> ProviderError {
+    ProviderError::permanent(format!("{provider_id}: {refused}"))
 }
 
 /// A provider's answer before it is sorted.
@@ -154,9 +175,13 @@ pub(crate) fn retry_after(headers: &HeaderMap, now: DateTime<Utc>) -> Option<Dur
     Some((at - now).to_std().unwrap_or(Duration::ZERO))
 }
 
-/// No answer at all. Anything that went wrong on the way (connect, timeout, send) may pass on a retry;
+/// No answer at all. A destination the outbound policy refused (at resolution) is [`refused_destination`];
+/// anything else that went wrong on the way (connect, timeout, send) may pass on a retry;
 /// only a request reqwest could not build is our own permanent fault.
 pub(crate) fn request_failed(provider_id: &str, host: &str, err: reqwest::Error) -> ProviderError {
+    if let Some(refused) = refusal_in(&err) {
+        return refused_destination(provider_id, refused);
+    }
     // Webhook URLs often carry a token in their path: name the host only.
     let err = err.without_url();
     let mut message = format!("{provider_id}: request to {host} failed: {err}");

@@ -18,7 +18,7 @@ use reqwest::StatusCode;
 use super::account::required;
 use super::credentials::credential;
 use super::endpoint::endpoint;
-use super::http::{fetch, noted, ErrorKind};
+use super::http::{noted, ErrorKind};
 use super::registry::Http;
 use super::{Accepted, Delivery, EmailMessage, Provider, ProviderError};
 
@@ -43,7 +43,7 @@ impl Provider for Mailgun {
         let email = EmailMessage::of(delivery)?;
         let url = endpoint(ID, credentials, API, &format!("/v3/{domain}/messages"), &self.http.settings)?;
         let request = self.http.client.post(url).basic_auth(user, Some(api_key)).multipart(form(delivery, email));
-        let answer = fetch(ID, request).await?;
+        let answer = self.http.fetch(ID, request).await?;
         let misconfigured = |note: &str| Err(noted(answer.error(ID, ErrorKind::Misconfigured, &["message"]), note));
         match answer.status {
             StatusCode::UNAUTHORIZED => misconfigured(&format!("a wrong API key, or the wrong region: {REGIONS}")),

@@ -19,7 +19,7 @@
 use serde_json::{json, Value};
 
 use super::chat::{with_custom_data, Webhook};
-use super::http::{coded, fetch, ErrorKind};
+use super::http::{coded, ErrorKind};
 use super::registry::Http;
 use super::{Accepted, Delivery, Provider, ProviderError};
 
@@ -38,7 +38,7 @@ impl Provider for Mattermost {
             body["channel"] = json!(channel);
         }
         let body = with_custom_data(body, delivery);
-        let answer = fetch(ID, self.http.client.post(webhook.url).json(&body)).await?;
+        let answer = self.http.fetch(ID, self.http.client.post(webhook.url).json(&body)).await?;
         if answer.status.is_success() {
             let request_id = answer.header("x-request-id");
             return Ok(answer.body.accepted_as(request_id));

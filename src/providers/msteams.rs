@@ -18,7 +18,7 @@
 use serde_json::{json, Value};
 
 use super::chat::Webhook;
-use super::http::{coded, fetch, ErrorKind};
+use super::http::{coded, ErrorKind};
 use super::registry::Http;
 use super::{Accepted, Delivery, Provider, ProviderError};
 
@@ -34,7 +34,7 @@ pub(crate) struct MsTeams {
 impl Provider for MsTeams {
     async fn send(&self, delivery: &Delivery) -> Result<Accepted, ProviderError> {
         let webhook = Webhook::of(ID, delivery)?;
-        let answer = fetch(ID, self.http.client.post(webhook.url).json(&message(&delivery.content))).await?;
+        let answer = self.http.fetch(ID, self.http.client.post(webhook.url).json(&message(&delivery.content))).await?;
         if answer.status.is_success() {
             let id = ID_HEADERS.iter().find_map(|name| answer.header(name));
             return Ok(answer.body.accepted_as(id));

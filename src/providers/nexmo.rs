@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use super::account::required;
 use super::answer::dotted;
 use super::endpoint::endpoint;
-use super::http::{coded, fetch, ErrorKind};
+use super::http::{coded, ErrorKind};
 use super::registry::Http;
 use super::{Accepted, Delivery, Provider, ProviderError, SmsMessage};
 
@@ -43,7 +43,7 @@ impl Provider for Nexmo {
         if !sms.text.is_ascii() {
             body["type"] = json!("unicode");
         }
-        let answer = fetch(ID, self.http.client.post(url).json(&body)).await?;
+        let answer = self.http.fetch(ID, self.http.client.post(url).json(&body)).await?;
         let json: Value = serde_json::from_str(answer.body.text()).unwrap_or_default();
         let status = dotted(&json, "messages.0.status").and_then(Value::as_str);
         let kind = match status {

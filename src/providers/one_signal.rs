@@ -32,7 +32,7 @@ use uuid::Uuid;
 
 use super::account::required;
 use super::endpoint::endpoint;
-use super::http::{fetch, ErrorKind, HttpAnswer};
+use super::http::{ErrorKind, HttpAnswer};
 use super::push::{device_tokens, one_answer, PushMessage};
 use super::registry::Http;
 use super::{Accepted, Delivery, DeviceAnswer, Provider, ProviderError};
@@ -97,7 +97,7 @@ impl<'a> Request<'a> {
         body["include_subscription_ids"] = json!(tokens);
         body["idempotency_key"] = json!(idempotency_key(self.message_id, tokens));
         let request = http.client.post(self.url.clone()).header("Authorization", format!("Key {}", self.api_key));
-        fetch(ID, request.json(&body)).await
+        http.fetch(ID, request.json(&body)).await
     }
 }
 

@@ -8,7 +8,6 @@ use serde_json::json;
 
 use super::account::account;
 use super::endpoint::endpoint;
-use super::http::fetch;
 use super::registry::Http;
 use super::{Accepted, Delivery, Provider, ProviderError, SmsMessage};
 
@@ -34,6 +33,6 @@ impl Provider for Plivo {
             .post(url)
             .basic_auth(auth_id, Some(token))
             .json(&json!({"src": src, "dst": sms.to, "text": sms.text}));
-        Ok(fetch(ID, request).await?.sorted(ID, &["error"])?.accepted("message_uuid.0"))
+        Ok(self.http.fetch(ID, request).await?.sorted(ID, &["error"])?.accepted("message_uuid.0"))
     }
 }

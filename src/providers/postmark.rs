@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use super::account::required;
 use super::endpoint::endpoint;
-use super::http::{fetch, noted};
+use super::http::noted;
 use super::registry::Http;
 use super::{Accepted, Delivery, EmailMessage, Provider, ProviderError};
 
@@ -37,7 +37,7 @@ impl Provider for Postmark {
             .header("X-Postmark-Server-Token", api_key)
             .header("Accept", "application/json")
             .json(&body(delivery, &email));
-        let answer = fetch(ID, request).await?;
+        let answer = self.http.fetch(ID, request).await?;
         let code = answer.body.value("ErrorCode");
         match answer.sorted(ID, &["Message"]) {
             Ok(body) => Ok(body.accepted("MessageID")),

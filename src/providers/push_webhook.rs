@@ -4,17 +4,17 @@
 //! Body: `{deviceTokens, title, content, messageId, transactionId, payload, overrides}`: one post for all the
 //! subscriber's tokens, whose answer counts for each of them. Provider message id: `id` of a JSON answer.
 
-use reqwest::Client;
 use serde_json::json;
 
 use super::credentials::required_url;
+use super::registry::Http;
 use super::signed_post::SignedPost;
 use super::{Accepted, Delivery, DeviceAnswer, Provider, ProviderError};
 
 const ID: &str = "push-webhook";
 
 pub(crate) struct PushWebhook {
-    pub(crate) client: Client,
+    pub(crate) http: Http,
 }
 
 #[tonic::async_trait]
@@ -34,7 +34,7 @@ impl Provider for PushWebhook {
             "payload": delivery.payload,
             "overrides": delivery.overrides,
         });
-        let answer = SignedPost::new(ID, delivery, url, &body).send(&self.client).await?;
+        let answer = SignedPost::new(ID, delivery, url, &body).send(&self.http).await?;
         Ok(answer.accepted("id"))
     }
 

@@ -22,7 +22,7 @@ use serde_json::{json, Map, Value};
 
 use super::account::required;
 use super::endpoint::endpoint;
-use super::http::{fetch, ErrorKind, HttpAnswer};
+use super::http::{ErrorKind, HttpAnswer};
 use super::push::{device_tokens, one_answer, PushMessage};
 use super::registry::Http;
 use super::{Accepted, Delivery, DeviceAnswer, Provider, ProviderError};
@@ -58,7 +58,7 @@ impl Provider for PusherBeams {
             let mut body = content.clone();
             body["users"] = json!(batch);
             let request = self.http.client.post(url.clone()).bearer_auth(secret).json(&body);
-            accepted.extend(match fetch(ID, request).await {
+            accepted.extend(match self.http.fetch(ID, request).await {
                 Ok(answer) => per_token(batch, answer),
                 Err(err) => every(batch, &err),
             });

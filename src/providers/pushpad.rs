@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 
 use super::account::required;
 use super::endpoint::endpoint;
-use super::http::{fetch, ErrorKind, HttpAnswer};
+use super::http::{ErrorKind, HttpAnswer};
 use super::push::{device_tokens, one_answer, PushMessage};
 use super::registry::Http;
 use super::{Accepted, Delivery, DeviceAnswer, Provider, ProviderError};
@@ -63,7 +63,7 @@ impl Provider for Pushpad {
                 .header("Authorization", format!("Token token=\"{api_key}\""))
                 .header("Accept", "application/json")
                 .json(&body);
-            answers.extend(match fetch(ID, request).await {
+            answers.extend(match self.http.fetch(ID, request).await {
                 Ok(answer) => per_token(batch, answer),
                 Err(err) => every(batch, &err),
             });

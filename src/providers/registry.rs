@@ -1,8 +1,9 @@
 //! The adapters by provider id, sharing one HTTP client (one connection pool for every delivery).
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::{redirect, Client, ClientBuilder};
+use reqwest::{Client, ClientBuilder};
 
 use super::apns::Apns;
 use super::appio::AppIo;
@@ -19,6 +20,7 @@ use super::mattermost::Mattermost;
 use super::msteams::MsTeams;
 use super::nexmo::Nexmo;
 use super::one_signal::OneSignal;
+use super::outbound::OutboundPolicy;
 use super::plivo::Plivo;
 use super::postmark::Postmark;
 use super::push_webhook::PushWebhook;
@@ -42,13 +44,14 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Bounds a whole request, so a stalled receiver cannot hold a worker (and its job lease) for long.
 const TOTAL_TIMEOUT: Duration = Duration::from_secs(15);
 
-/// How every adapter's HTTP client is set up: bounded waits, no redirects (see the module docs of
-/// `providers`: a 3xx is an answer, not a place to re-send a signed body), Herald's user agent.
-pub(crate) fn client_builder() -> ClientBuilder {
-    Client::builder()
+/// How every adapter's HTTP client is set up: only where `outbound` allows, no redirects (see the module
+/// docs of `providers`: a 3xx is an answer, not a place to re-send a signed body), bounded waits, Herald's
+/// user agent.
+pub(crate) fn client_builder(outbound: &Arc<OutboundPolicy>) -> ClientBuilder {
+    outbound
+        .http_client()
         .connect_timeout(CONNECT_TIMEOUT)
         .timeout(TOTAL_TIMEOUT)
-        .redirect(redirect::Policy::none())
         .user_agent(concat!("herald/", env!("CARGO_PKG_VERSION")))
 }
 
@@ -102,14 +105,18 @@ pub struct Providers {
 
 impl Providers {
     pub fn new(settings: ProviderSettings) -> Self {
-        let client = client_builder().build().expect("the HTTP client's TLS backend initializes");
-        let h2c = client_builder().http2_prior_knowledge().build().expect("the HTTP client's TLS backend initializes");
-        let http = Http { client: client.clone(), h2c, settings };
+        let outbound = &settings.outbound;
+        let client = client_builder(outbound).build().expect("the HTTP client's TLS backend initializes");
+        let h2c =
+            client_builder(outbound).http2_prior_knowledge().build().expect("the HTTP client's TLS backend initializes");
+        let smtp = Smtp::new(outbound.clone());
+        let apns = Apns::new(settings.clone());
+        let http = Http { client, h2c, settings };
         Self {
-            email_webhook: EmailWebhook { client: client.clone() },
-            chat_webhook: ChatWebhook { client: client.clone() },
-            push_webhook: PushWebhook { client: client.clone() },
-            generic_sms: GenericSms { client },
+            email_webhook: EmailWebhook { http: http.clone() },
+            chat_webhook: ChatWebhook { http: http.clone() },
+            push_webhook: PushWebhook { http: http.clone() },
+            generic_sms: GenericSms { http: http.clone() },
             resend: Resend { http: http.clone() },
             sendgrid: Sendgrid { http: http.clone() },
             mailgun: Mailgun { http: http.clone() },
@@ -130,21 +137,21 @@ impl Providers {
             rocket_chat: RocketChat { http: http.clone() },
             getstream: GetStream { http: http.clone() },
             appio: AppIo { http: http.clone() },
-            apns: Apns::new(settings),
+            apns,
             one_signal: OneSignal { http: http.clone() },
             fcm: Fcm::new(http.clone()),
             expo: Expo { http: http.clone() },
             pushpad: Pushpad { http: http.clone() },
             pusher_beams: PusherBeams { http: http.clone() },
             whatsapp_business: WhatsappBusiness { http },
-            smtp: Smtp::new(),
+            smtp,
         }
     }
 
     /// Also trusts `certificates` (PEM or DER) as roots for SMTP TLS, besides the Mozilla ones. A test hook:
     /// tests trust their local receiver's self-signed certificate this way; no setting or credential reaches
     /// it, so production verifies against the public roots only. (Not a [`ProviderSettings`] field: that type
-    /// is `Copy` and built field by field by the engine.)
+    /// is shared by the API process, which has no SMTP.)
     pub fn trusting_smtp_roots<C: AsRef<[u8]>>(mut self, certificates: &[C]) -> Result<Self, ProviderError> {
         for certificate in certificates {
             self.smtp.trust(certificate.as_ref())?;
@@ -192,8 +199,3 @@ impl Providers {
     }
 }
 
-impl Default for Providers {
-    fn default() -> Self {
-        Self::new(ProviderSettings::default())
-    }
-}

@@ -7,7 +7,6 @@ use serde_json::{json, Map, Value};
 
 use super::account::required;
 use super::endpoint::endpoint;
-use super::http::fetch;
 use super::registry::Http;
 use super::{Accepted, Delivery, EmailMessage, Provider, ProviderError};
 
@@ -53,6 +52,6 @@ impl Provider for Resend {
             .bearer_auth(api_key)
             .header("Idempotency-Key", delivery.message_id.to_string())
             .json(&body);
-        Ok(fetch(ID, request).await?.sorted(ID, &["message"])?.accepted("id"))
+        Ok(self.http.fetch(ID, request).await?.sorted(ID, &["message"])?.accepted("id"))
     }
 }

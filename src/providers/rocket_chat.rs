@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 
 use super::account::required;
 use super::chat::{custom_data, Webhook};
-use super::http::{coded, fetch, ErrorKind};
+use super::http::{coded, ErrorKind};
 use super::registry::Http;
 use super::{Accepted, Delivery, Provider, ProviderError};
 
@@ -55,7 +55,7 @@ impl Provider for RocketChat {
             .header("x-auth-token", token)
             .header("x-user-id", user)
             .json(&json!({"message": message}));
-        let answer = fetch(ID, request).await?;
+        let answer = self.http.fetch(ID, request).await?;
         let json: Value = serde_json::from_str(answer.body.text()).unwrap_or_default();
         if answer.status.is_success() && json["success"] != json!(false) {
             return Ok(answer.body.accepted("message._id"));

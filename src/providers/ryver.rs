@@ -11,7 +11,7 @@ use reqwest::StatusCode;
 use serde_json::json;
 
 use super::chat::{with_custom_data, Webhook};
-use super::http::{fetch, ErrorKind};
+use super::http::ErrorKind;
 use super::registry::Http;
 use super::{Accepted, Delivery, Provider, ProviderError};
 
@@ -26,7 +26,7 @@ impl Provider for Ryver {
     async fn send(&self, delivery: &Delivery) -> Result<Accepted, ProviderError> {
         let webhook = Webhook::of(ID, delivery)?;
         let body = with_custom_data(json!({"content": delivery.content, "body": delivery.content}), delivery);
-        let answer = fetch(ID, self.http.client.post(webhook.url).json(&body)).await?;
+        let answer = self.http.fetch(ID, self.http.client.post(webhook.url).json(&body)).await?;
         if answer.status.is_success() {
             return Ok(answer.body.accepted_as(None));
         }

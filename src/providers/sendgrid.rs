@@ -16,7 +16,6 @@ use serde_json::{json, Map, Value};
 use super::account::required;
 use super::credentials::credential;
 use super::endpoint::endpoint;
-use super::http::fetch;
 use super::registry::Http;
 use super::{Accepted, Delivery, EmailMessage, Provider, ProviderError};
 
@@ -36,7 +35,7 @@ impl Provider for Sendgrid {
         let url = endpoint(ID, credentials, API, "/v3/mail/send", &self.http.settings)?;
         let body = body(delivery, &email, credential(credentials, "ipPoolName"));
         let request = self.http.client.post(url).bearer_auth(api_key).header("Accept", "application/json").json(&body);
-        let answer = fetch(ID, request).await?;
+        let answer = self.http.fetch(ID, request).await?;
         let message_id = answer.header("x-message-id");
         Ok(answer.sorted(ID, &["errors.0.message"])?.accepted_as(message_id))
     }

@@ -3,13 +3,14 @@
 
 use hmac::{Hmac, Mac};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
-use reqwest::{Client, Url};
+use reqwest::Url;
 use serde_json::Value;
 use sha2::Sha256;
 
 use super::answer::Answer;
 use super::credentials::credential;
-use super::http::{request_failed, HttpAnswer};
+use super::http::{refused_destination, request_failed, HttpAnswer};
+use super::registry::Http;
 use super::{Delivery, ProviderError};
 
 const IDEMPOTENCY_KEY: &str = "idempotency-key";
@@ -58,13 +59,15 @@ impl<'a> SignedPost<'a> {
     }
 
     /// Posts and sorts the answer the way every HTTP adapter does (see `http`).
-    pub(crate) async fn send(self, client: &Client) -> Result<Answer, ProviderError> {
+    pub(crate) async fn send(self, http: &Http) -> Result<Answer, ProviderError> {
+        http.settings.outbound.check_url(&self.url).map_err(|refused| refused_destination(self.provider_id, &refused))?;
         let host = self.url.host_str().unwrap_or_default().to_owned();
         // Serialized once: the signature must cover exactly the bytes that go on the wire.
         let body = serde_json::to_vec(self.body).expect("a JSON value always serializes");
         let timestamp = chrono::Utc::now().timestamp();
 
-        let mut request = client
+        let mut request = http
+            .client
             .post(self.url)
             .headers(self.headers)
             .header(CONTENT_TYPE, "application/json")

@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 
 use super::account::required;
 use super::endpoint::endpoint;
-use super::http::{fetch, HttpAnswer};
+use super::http::HttpAnswer;
 use super::registry::Http;
 use super::ProviderError;
 
@@ -79,7 +79,7 @@ impl<'a> AwsKey<'a> {
     ) -> Result<HttpAnswer, ProviderError> {
         let api = format!("https://{host_prefix}.{}.amazonaws.com", self.region);
         let url = endpoint(self.provider_id, credentials, &api, path, &http.settings)?;
-        fetch(self.provider_id, self.post(&http.client, url, content_type, body, Utc::now())).await
+        http.fetch(self.provider_id, self.post(&http.client, url, content_type, body, Utc::now())).await
     }
 
     /// A signed `POST` of `body` to `url`: `content-type`, `x-amz-date` and `authorization` set.

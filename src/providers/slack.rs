@@ -39,7 +39,7 @@ use serde_json::{json, Value};
 use super::chat::{custom_data, with_custom_data, Owner, Webhook};
 use super::credentials::credential;
 use super::endpoint::endpoint;
-use super::http::{fetch, noted, ErrorKind};
+use super::http::{noted, ErrorKind};
 use super::registry::Http;
 use super::{Accepted, Delivery, Provider, ProviderError};
 
@@ -65,7 +65,7 @@ impl Slack {
     async fn post_to_webhook(&self, delivery: &Delivery) -> Result<Accepted, ProviderError> {
         let webhook = Webhook::of(self.id, delivery)?;
         let body = with_custom_data(json!({"text": delivery.content}), delivery);
-        let answer = fetch(self.id, self.http.client.post(webhook.url).json(&body)).await?;
+        let answer = self.http.fetch(self.id, self.http.client.post(webhook.url).json(&body)).await?;
         let kind = match answer.status.as_u16() {
             200..=299 if answer.body.text().trim() == "ok" => {
                 let request_id = answer.header("x-slack-req-id");
@@ -92,7 +92,7 @@ impl Slack {
     ) -> Result<Accepted, ProviderError> {
         let url = endpoint(self.id, &delivery.credentials, API, "/api/chat.postMessage", &self.http.settings)?;
         let body = with_custom_data(json!({"channel": channel, "text": delivery.content}), delivery);
-        let answer = fetch(self.id, self.http.client.post(url).bearer_auth(token).json(&body)).await?;
+        let answer = self.http.fetch(self.id, self.http.client.post(url).bearer_auth(token).json(&body)).await?;
         if !answer.status.is_success() {
             return Err(answer.error(self.id, ErrorKind::of_status(answer.status), &["error"]));
         }

@@ -31,7 +31,13 @@
 //! server's reply to the end of DATA (`250 2.0.0 Ok: queued as …`).
 //!
 //! # Connections
-//! One pooled transport per distinct connection configuration (host, port, TLS mode, user, password),
+//! Before each send the host is resolved and its addresses checked by the outbound policy (`outbound`):
+//! a host whose every address is refused fails the send (permanently) without a connection, and the
+//! transport connects to the checked address itself, never resolving the name again (the certificate is
+//! still verified against the host name).
+//!
+//! One pooled transport per distinct connection configuration (host, its checked address, port, TLS mode,
+//! user, password),
 //! kept in the adapter under a SHA-256 of those fields (never logged), so consecutive emails through one
 //! integration reuse open, authenticated connections (lettre checks a parked connection with `NOOP`
 //! before reusing it). At most [`MAX_TRANSPORTS`] configurations are kept; the least recently used goes
@@ -52,6 +58,7 @@
 use std::collections::HashMap;
 use std::error::Error as _;
 use std::io;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -66,6 +73,8 @@ use sha2::{Digest, Sha256};
 use tokio::sync::Semaphore;
 
 use super::credentials::{credential, flag};
+use super::http::refused_destination;
+use super::outbound::{OutboundPolicy, Unreachable};
 use super::{Accepted, Delivery, EmailMessage, Provider, ProviderError};
 
 const ID: &str = "nodemailer";
@@ -105,6 +114,7 @@ pub(crate) struct Smtp {
     /// Roots trusted besides the Mozilla ones (see [`super::Providers::trusting_smtp_roots`]).
     extra_roots: Vec<Certificate>,
     transports: Mutex<Transports>,
+    outbound: Arc<OutboundPolicy>,
 }
 
 /// The pooled transports by configuration, with a use counter for least-recently-used eviction.
@@ -122,8 +132,19 @@ struct Pooled {
 }
 
 impl Smtp {
-    pub(crate) fn new() -> Self {
-        Self { extra_roots: Vec::new(), transports: Mutex::new(Transports::default()) }
+    pub(crate) fn new(outbound: Arc<OutboundPolicy>) -> Self {
+        Self { extra_roots: Vec::new(), transports: Mutex::new(Transports::default()), outbound }
+    }
+
+    /// The address to connect to for `config`: the first of its host's that the outbound policy allows.
+    async fn address(&self, config: &Config<'_>) -> Result<IpAddr, ProviderError> {
+        match self.outbound.resolve(config.host, config.port).await {
+            Ok(addresses) => Ok(addresses[0].ip()),
+            Err(Unreachable::Refused(refused)) => Err(refused_destination(ID, &refused)),
+            Err(Unreachable::Lookup(err)) => {
+                Err(ProviderError::transient(format!("{ID}: {} did not resolve: {err}", config.host)))
+            }
+        }
     }
 
     /// Also trust `certificate` (PEM, possibly several, or DER) as a root for SMTP TLS.
@@ -139,9 +160,9 @@ impl Smtp {
         Ok(())
     }
 
-    /// The pooled transport for `config`, created on first use.
-    fn transport(&self, config: &Config<'_>) -> Result<Pooled, ProviderError> {
-        let key = config.key();
+    /// The pooled transport for `config` at `address`, created on first use.
+    fn transport(&self, config: &Config<'_>, address: IpAddr) -> Result<Pooled, ProviderError> {
+        let key = config.key(address);
         let mut transports = self.transports.lock().expect("the SMTP transports lock is not poisoned");
         transports.uses += 1;
         let now = transports.uses;
@@ -150,7 +171,7 @@ impl Smtp {
             return Ok(pooled.clone());
         }
         let transport =
-            Pooled { transport: self.build(config)?, in_flight: Arc::new(Semaphore::new(MAX_CONNECTIONS as usize)) };
+            Pooled { transport: self.build(config, address)?, in_flight: Arc::new(Semaphore::new(MAX_CONNECTIONS as usize)) };
         if transports.by_key.len() >= MAX_TRANSPORTS {
             let oldest = transports.by_key.iter().min_by_key(|(_, (_, used))| *used).map(|(key, _)| *key);
             if let Some(oldest) = oldest {
@@ -161,12 +182,12 @@ impl Smtp {
         Ok(transport)
     }
 
-    /// Forgets the pool of `config` (its connections close once no send holds them).
-    fn forget(&self, config: &Config<'_>) {
-        self.transports.lock().expect("the SMTP transports lock is not poisoned").by_key.remove(&config.key());
+    /// Forgets the pool of `config` at `address` (its connections close once no send holds them).
+    fn forget(&self, config: &Config<'_>, address: IpAddr) {
+        self.transports.lock().expect("the SMTP transports lock is not poisoned").by_key.remove(&config.key(address));
     }
 
-    fn build(&self, config: &Config<'_>) -> Result<Transport, ProviderError> {
+    fn build(&self, config: &Config<'_>, address: IpAddr) -> Result<Transport, ProviderError> {
         let tls = match config.mode {
             TlsMode::None => Tls::None,
             mode => {
@@ -184,7 +205,8 @@ impl Smtp {
                 }
             }
         };
-        let mut builder = Transport::builder_dangerous(config.host)
+        // The checked address, not the name: lettre would resolve a name again for each connection.
+        let mut builder = Transport::builder_dangerous(address.to_string())
             .port(config.port)
             .tls(tls)
             .timeout(Some(CONNECT_TIMEOUT))
@@ -203,13 +225,14 @@ impl Provider for Smtp {
         let email = EmailMessage::of(delivery)?;
         let message = mime(delivery, &email)?;
         let message_id = message.headers().get_raw("Message-ID").map(str::to_owned);
-        let pooled = self.transport(&config)?;
+        let address = self.address(&config).await?;
+        let pooled = self.transport(&config, address)?;
         let _permit = pooled.in_flight.acquire().await.expect("the semaphore is never closed");
         let reply = match tokio::time::timeout(SEND_TIMEOUT, pooled.transport.send(message)).await {
             Ok(Ok(reply)) => reply,
             Ok(Err(err)) => return Err(sorted(&config, &err)),
             Err(_) => {
-                self.forget(&config);
+                self.forget(&config, address);
                 return Err(ProviderError::transient(format!(
                     "{ID}: {}:{} did not finish the exchange within {}s",
                     config.host,
@@ -273,13 +296,14 @@ impl<'a> Config<'a> {
     }
 
     /// A digest of every field, so that the cache holds no credential in its keys.
-    fn key(&self) -> Key {
+    fn key(&self, address: IpAddr) -> Key {
         let mut digest = Sha256::new();
         let mut field = |bytes: &[u8]| {
             digest.update((bytes.len() as u64).to_be_bytes());
             digest.update(bytes);
         };
         field(self.host.as_bytes());
+        field(address.to_string().as_bytes());
         field(&self.port.to_be_bytes());
         field(&[self.mode as u8]);
         match self.login {
@@ -453,7 +477,8 @@ mod tests {
 
     #[test]
     fn one_key_per_configuration_and_a_login_needs_both_halves() {
-        let key = |credentials: Value| Config::of(&credentials).unwrap().key();
+        let address: IpAddr = "192.0.2.25".parse().unwrap();
+        let key = |credentials: Value| Config::of(&credentials).unwrap().key(address);
         let base = json!({"host": "smtp.acme.io", "port": "587", "user": "u", "password": "p"});
         assert_eq!(key(base.clone()), key(base.clone()));
         let mut other_password = base.clone();
@@ -462,6 +487,8 @@ mod tests {
         let mut secure = base.clone();
         secure["secure"] = json!(true);
         assert_ne!(key(base.clone()), key(secure));
+        let moved = Config::of(&base).unwrap().key("192.0.2.26".parse().unwrap());
+        assert_ne!(key(base.clone()), moved, "the host now resolves elsewhere: another pool");
         let user_only = json!({"host": "smtp.acme.io", "port": "587", "user": "u"});
         assert!(Config::of(&user_only).unwrap().login.is_none());
         assert_eq!(key(user_only), key(json!({"host": "smtp.acme.io", "port": "587"})));

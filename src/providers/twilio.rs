@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::account::account;
 use super::endpoint::endpoint;
-use super::http::{coded, fetch, ErrorKind};
+use super::http::{coded, ErrorKind};
 use super::registry::Http;
 use super::{Accepted, Delivery, Provider, ProviderError, SmsMessage};
 
@@ -37,7 +37,7 @@ impl Provider for Twilio {
             form.push(("StatusCallback", callback.as_str()));
         }
         let request = self.http.client.post(url).basic_auth(account_sid, Some(token)).form(&form);
-        let answer = fetch(ID, request).await?;
+        let answer = self.http.fetch(ID, request).await?;
         if answer.status.is_success() {
             return Ok(answer.body.accepted("sid"));
         }

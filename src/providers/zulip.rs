@@ -18,7 +18,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::chat::{with_custom_data, Webhook};
-use super::http::{coded, fetch, ErrorKind};
+use super::http::{coded, ErrorKind};
 use super::registry::Http;
 use super::{Accepted, Delivery, Provider, ProviderError};
 
@@ -33,7 +33,7 @@ impl Provider for Zulip {
     async fn send(&self, delivery: &Delivery) -> Result<Accepted, ProviderError> {
         let webhook = Webhook::of(ID, delivery)?;
         let body = with_custom_data(json!({"text": delivery.content}), delivery);
-        let answer = fetch(ID, self.http.client.post(webhook.url).json(&body)).await?;
+        let answer = self.http.fetch(ID, self.http.client.post(webhook.url).json(&body)).await?;
         let json: Value = serde_json::from_str(answer.body.text()).unwrap_or_default();
         let code = json["code"].as_str();
         let message = json["msg"].as_str().filter(|msg| !msg.is_empty()).or(json["error"].as_str());

@@ -12,12 +12,27 @@ use herald::db::{build_pool, create_database_if_missing, run_migrations, DbPool}
 use herald::domain::tenancy;
 use herald::engine::worker::WorkerSettings;
 use herald::engine::Clock;
+use herald::providers::{ProviderSettings, Providers};
 use herald::startup::{self, Running, StartOptions};
 use std::time::Duration;
 use tokio::sync::OnceCell;
 use uuid::Uuid;
 
 const TEST_DATABASE: &str = "herald_test";
+
+/// `HERALD_OUTBOUND_ALLOW` for the tests' local receivers and fakes, which listen on loopback.
+pub const LOOPBACK_ALLOWED: &str = "127.0.0.0/8,::1/128";
+
+/// Provider settings under an outbound allow list (`HERALD_OUTBOUND_ALLOW` syntax).
+pub fn provider_settings(outbound_allow: &str) -> ProviderSettings {
+    let outbound = outbound_allow.parse().expect("a valid allow list");
+    ProviderSettings { outbound: std::sync::Arc::new(outbound), ..Default::default() }
+}
+
+/// The delivery adapters as the test server's workers have them: allowed to reach the local fakes.
+pub fn local_providers() -> Providers {
+    Providers::new(provider_settings(LOOPBACK_ALLOWED))
+}
 
 /// A running server with a fresh schema, an environment and an API key.
 pub struct TestServer {
@@ -41,21 +56,27 @@ impl TestServer {
 
     /// Starts Herald with `extra_rest_routes` mounted beside the real ones (to provoke failures).
     pub async fn start_with(extra_rest_routes: Router) -> Self {
-        Self::start_full(extra_rest_routes, true, false).await
+        Self::start_full(extra_rest_routes, true, false, LOOPBACK_ALLOWED).await
+    }
+
+    /// Starts Herald with `outbound_allow` as its `HERALD_OUTBOUND_ALLOW` instead of the loopback ranges
+    /// the other starts allow (`""`: the production default, nothing but global addresses).
+    pub async fn start_with_outbound_allow(outbound_allow: &str) -> Self {
+        Self::start_full(Router::new(), true, false, outbound_allow).await
     }
 
     /// Starts Herald with `HERALD_PUBLIC_URL` set to its own address, as a deployment that tells
     /// providers where to post delivery status.
     pub async fn start_public() -> Self {
-        Self::start_full(Router::new(), true, true).await
+        Self::start_full(Router::new(), true, true, LOOPBACK_ALLOWED).await
     }
 
     /// Starts the API without workers (`--role api`): triggered jobs stay where the trigger left them.
     pub async fn start_api_only() -> Self {
-        Self::start_full(Router::new(), false, false).await
+        Self::start_full(Router::new(), false, false, LOOPBACK_ALLOWED).await
     }
 
-    async fn start_full(extra_rest_routes: Router, with_workers: bool, public: bool) -> Self {
+    async fn start_full(extra_rest_routes: Router, with_workers: bool, public: bool, outbound_allow: &str) -> Self {
         let database_url = fresh_schema_url().await;
         let schema = schema_of(&database_url);
         run_migrations(&database_url).await.expect("migrations apply");
@@ -83,7 +104,7 @@ impl TestServer {
             workers: with_workers.then_some(settings),
             extra_rest_routes,
             public_url: public.then(|| format!("http://{addr}").parse().expect("a URL")),
-            provider_settings: herald::providers::ProviderSettings::default(),
+            provider_settings: provider_settings(outbound_allow),
         })
         .await
         .expect("Herald starts");

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use reqwest::{redirect, Client, Url};
+use reqwest::{Client, Url};
 use ring::signature::{
     UnparsedPublicKey, VerificationAlgorithm, RSA_PKCS1_2048_8192_SHA1_FOR_LEGACY_USE_ONLY, RSA_PKCS1_2048_8192_SHA256,
 };
@@ -57,10 +57,12 @@ pub struct SnsCertificates {
 
 impl SnsCertificates {
     pub fn new(settings: ProviderSettings) -> Self {
-        let client = Client::builder()
+        // The outbound policy's client never follows a redirect: the host rule is checked on the URL the
+        // post names, and a redirect would step around it.
+        let client = settings
+            .outbound
+            .http_client()
             .timeout(FETCH_TIMEOUT)
-            // The host rule is checked on the URL the post names; a redirect would step around it.
-            .redirect(redirect::Policy::none())
             .build()
             .expect("the HTTP client's TLS backend initializes");
         Self { client, settings, keys: Mutex::new(HashMap::new()) }
@@ -126,6 +128,8 @@ impl SnsCertificates {
     /// GETs `url`; a failure is a 503, so SNS tries the post again later.
     async fn fetch(&self, url: Url, what: &str) -> AppResult<Vec<u8>> {
         let unavailable = |why: String| AppError::Unavailable(format!("Amazon SNS: fetching {what}: {why}").into());
+        // An integration's `baseUrl` origin may be an IP address, which the client's resolver never sees.
+        self.settings.outbound.check_url(&url).map_err(|refused| unavailable(refused.to_string()))?;
         let answer = self.client.get(url).send().await.map_err(|error| unavailable(error.to_string()))?;
         if !answer.status().is_success() {
             return Err(unavailable(format!("HTTP {}", answer.status())));

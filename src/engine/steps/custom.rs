@@ -12,7 +12,7 @@ use super::{DeliveryUpdate, Outcome, StepInput};
 use crate::engine::details::{Detail, DetailSource, DetailStatus};
 use crate::engine::render::render_controls;
 use crate::engine::runtime::WorkerShared;
-use crate::providers::retry_delay;
+use crate::providers::{refusal_in, retry_delay};
 use crate::workflow::controls::{read, CustomControls};
 
 /// Longest custom-step answer kept in its result and execution detail.
@@ -32,6 +32,15 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
     else {
         return fail(input, "The custom step has no http(s) url".to_string());
     };
+    // A host that is an IP address is connected to without resolving, so the client's resolver never
+    // sees it: checked here (a host name is checked when the client resolves it).
+    let parsed = match reqwest::Url::parse(url) {
+        Ok(parsed) => parsed,
+        Err(error) => return fail(input, format!("The custom step's url is not a valid URL: {error}")),
+    };
+    if let Err(refused) = shared.settings.providers.outbound.check_url(&parsed) {
+        return fail(input, format!("The custom step's url is refused: {refused}"));
+    }
     let steps: Vec<Value> = input
         .batch
         .previous_results
@@ -77,7 +86,7 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
         Err(error) => return Outcome::retry(job, input.now + TimeDelta::seconds(5), error.to_string()),
     };
 
-    let mut request = shared.http.post(url).json(&body).timeout(Duration::from_secs(15));
+    let mut request = shared.http.post(parsed).json(&body).timeout(Duration::from_secs(15));
     for (name, value) in controls.headers.iter().flatten() {
         request = request.header(name.as_str(), value.as_str());
     }
@@ -93,7 +102,10 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
                 (Some((transient, format!("{url} answered {status}"))), text)
             }
         }
-        Err(error) => (Some((true, format!("calling {url} failed: {error}"))), String::new()),
+        Err(error) => match refusal_in(&error) {
+            Some(refused) => (Some((false, format!("The custom step's url is refused: {refused}"))), String::new()),
+            None => (Some((true, format!("calling {url} failed: {error}"))), String::new()),
+        },
     };
     let raw = Some(answer.clone()).filter(|text| !text.is_empty());
     let update = |status: &'static str, error: Option<String>| DeliveryUpdate {

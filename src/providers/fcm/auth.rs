@@ -25,7 +25,7 @@ use sha2::{Digest, Sha256};
 
 use super::ID;
 use crate::providers::endpoint::checked_url;
-use crate::providers::http::{coded, fetch, noted, ErrorKind};
+use crate::providers::http::{coded, noted, ErrorKind};
 use crate::providers::registry::Http;
 use crate::providers::ProviderError;
 
@@ -226,7 +226,7 @@ async fn exchange(account: &ServiceAccount, http: &Http) -> Result<AccessToken, 
     let assertion = account.assertion(iat)?;
     let request = http.client.post(url).form(&[("grant_type", GRANT_TYPE), ("assertion", &assertion)]);
     let obtained_at = Instant::now();
-    let answer = fetch(ID, request).await.map_err(|err| noted(err, EXCHANGING))?;
+    let answer = http.fetch(ID, request).await.map_err(|err| noted(err, EXCHANGING))?;
     if !answer.status.is_success() {
         let kind = match ErrorKind::of_status(answer.status) {
             ErrorKind::Permanent => ErrorKind::Misconfigured,

@@ -3,9 +3,9 @@
 use serde_json::json;
 
 use super::receiver::Receiver;
-use super::{delivery, send};
+use super::{delivery, local_providers, send};
 use crate::domain::integrations::providers::providers_of;
-use crate::providers::{ProviderError, Providers};
+use crate::providers::ProviderError;
 
 const ADAPTERS: &[&str] = &[
     "email-webhook",
@@ -140,7 +140,7 @@ async fn invalid_urls_and_missing_addresses_are_permanent() {
 
 #[test]
 fn every_other_provider_is_unsupported() {
-    let providers = Providers::default();
+    let providers = local_providers();
     let known = ["email", "sms", "chat", "push"].into_iter().flat_map(providers_of);
     for provider_id in known.copied().filter(|id| !ADAPTERS.contains(id)).chain(["carrier-pigeon"]) {
         let err = providers.get(provider_id).err().expect("unsupported");

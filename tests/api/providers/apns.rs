@@ -1,5 +1,5 @@
 use axum::http::Version;
-use herald::providers::{ProviderError, Providers};
+use herald::providers::ProviderError;
 use serde_json::{json, Value};
 
 use super::common::{nothing_sent_without, push, send_each};
@@ -72,7 +72,7 @@ async fn push_and_apns_overrides_shape_the_payload_and_the_headers() {
 #[tokio::test]
 async fn one_provider_token_and_one_connection_serve_concurrent_sends_and_later_messages() {
     let fake = apns::start().await;
-    let providers = Providers::default();
+    let providers = crate::support::local_providers();
     let tokens: Vec<String> = (0..20).map(|_| device_token()).collect();
 
     let answers = send_each(&providers, &push("apns", credentials(fake.base_url()), &tokens)).await;
@@ -89,7 +89,7 @@ async fn one_provider_token_and_one_connection_serve_concurrent_sends_and_later_
 #[tokio::test]
 async fn an_expired_provider_token_is_renewed_once_and_the_send_retried_once() {
     let fake = apns::start().await;
-    let providers = Providers::default();
+    let providers = crate::support::local_providers();
     let notification = push("apns", credentials(fake.base_url()), &[device_token()]);
     fake.then(expired_provider_token());
 
@@ -115,7 +115,7 @@ async fn of_three_tokens_one_unregistered_two_are_accepted_and_one_is_dead() {
     let fake = apns::start().await;
     let tokens = [device_token(), UNREGISTERED.to_owned(), device_token()];
 
-    let answers = send_each(&Providers::default(), &push("apns", credentials(fake.base_url()), &tokens)).await;
+    let answers = send_each(&crate::support::local_providers(), &push("apns", credentials(fake.base_url()), &tokens)).await;
 
     assert_eq!(answers.iter().map(|answer| answer.token.as_str()).collect::<Vec<_>>(), tokens);
     let (first, dead, last) = (&answers[0].answer, &answers[1].answer, &answers[2].answer);

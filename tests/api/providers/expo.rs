@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use herald::providers::{Delivery, DeviceAnswer, ProviderError, Providers};
+use herald::providers::{Delivery, DeviceAnswer, ProviderError};
 use serde_json::json;
 
 use super::{push, send};
@@ -12,7 +12,7 @@ const B: &str = "ExponentPushToken[bbbbbbbbbbbbbbbbbbbbbb]";
 const C: &str = "ExpoPushToken[cccccccccccccccccccccc]";
 
 async fn send_each(delivery: &Delivery) -> Vec<DeviceAnswer> {
-    Providers::default().get("expo").expect("the expo adapter").send_each(delivery).await
+    crate::support::local_providers().get("expo").expect("the expo adapter").send_each(delivery).await
 }
 
 fn errors_of(answers: &[DeviceAnswer]) -> Vec<ProviderError> {

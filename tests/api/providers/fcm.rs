@@ -25,7 +25,7 @@ fn message_id(answer: &DeviceAnswer) -> String {
 #[tokio::test]
 async fn each_token_is_one_http2_send_with_the_exchanged_token_and_string_data() {
     let fake = Fcm::start().await;
-    let providers = Providers::default();
+    let providers = crate::support::local_providers();
     let mut delivery = push("fcm", fake.credentials(), &["device-a", "device-b"]);
     delivery.payload = json!({"orderId": "A-1", "items": 3, "express": true, "from": "shop"});
     delivery.overrides = json!({"fcm": {"android": {"priority": "high"}, "data": {"campaign": "autumn"}}});
@@ -68,7 +68,7 @@ async fn each_token_is_one_http2_send_with_the_exchanged_token_and_string_data()
 #[tokio::test]
 async fn concurrent_sends_share_one_exchange_and_one_connection_and_later_ones_reuse_the_token() {
     let fake = Fcm::start().await;
-    let providers = Providers::default();
+    let providers = crate::support::local_providers();
     let tokens: Vec<String> = (0..40).map(|i| format!("device-{i}")).collect();
     let deliveries: Vec<_> = tokens
         .chunks(10)
@@ -90,7 +90,7 @@ async fn concurrent_sends_share_one_exchange_and_one_connection_and_later_ones_r
 #[tokio::test]
 async fn a_token_about_to_expire_is_exchanged_again() {
     let fake = Fcm::start().await;
-    let providers = Providers::default();
+    let providers = crate::support::local_providers();
     // Within the minute before expiry a token is no longer used.
     fake.issue_tokens_for(45);
 
@@ -104,7 +104,7 @@ async fn a_token_about_to_expire_is_exchanged_again() {
 #[tokio::test]
 async fn a_refused_token_is_replaced_once_for_all_the_sends_that_hit_it_and_each_is_retried() {
     let fake = Fcm::start().await;
-    let providers = Providers::default();
+    let providers = crate::support::local_providers();
     assert!(send_each(&providers, &push("fcm", fake.credentials(), &["device-a"])).await[0].answer.is_ok());
     // Revoked, or expired early: FCM answers 401 UNAUTHENTICATED to it.
     fake.expire_tokens();
@@ -152,7 +152,7 @@ async fn one_dead_token_of_three_is_answered_as_such_and_the_others_are_sent() {
     fake.answer_device("device-gone", unregistered());
 
     let answers =
-        send_each(&Providers::default(), &push("fcm", fake.credentials(), &["device-a", "device-gone", "device-c"]))
+        send_each(&crate::support::local_providers(), &push("fcm", fake.credentials(), &["device-a", "device-gone", "device-c"]))
             .await;
 
     assert_eq!(
@@ -172,7 +172,7 @@ async fn one_dead_token_of_three_is_answered_as_such_and_the_others_are_sent() {
 #[tokio::test]
 async fn each_error_class_sorts_as_the_research_table_says() {
     let fake = Fcm::start().await;
-    let providers = Providers::default();
+    let providers = crate::support::local_providers();
     let dead = |err: &ProviderError| matches!(err, ProviderError::DeadDestination { .. });
     let permanent = |err: &ProviderError| matches!(err, ProviderError::Permanent { .. });
     let misconfigured = |err: &ProviderError| matches!(err, ProviderError::Misconfigured { .. });
@@ -241,7 +241,7 @@ async fn a_failed_exchange_is_shared_by_the_sends_that_waited_for_it() {
     let tokens: Vec<String> = (0..5).map(|i| format!("device-{i}")).collect();
 
     let answers = send_each(
-        &Providers::default(),
+        &crate::support::local_providers(),
         &push("fcm", fake.credentials(), &tokens.iter().map(String::as_str).collect::<Vec<_>>()),
     )
     .await;

@@ -32,7 +32,7 @@ mod twilio;
 mod whatsapp_business;
 mod zulip;
 
-use herald::providers::{Accepted, Channel, Delivery, Destination, ProviderError, Providers};
+use herald::providers::{Accepted, Channel, Delivery, Destination, ProviderError};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
@@ -77,5 +77,5 @@ pub fn push(provider_id: &str, credentials: Value, device_tokens: &[&str]) -> De
 }
 
 pub async fn send(delivery: &Delivery) -> Result<Accepted, ProviderError> {
-    Providers::default().get(&delivery.provider_id).expect("an adapter for the provider").send(delivery).await
+    crate::support::local_providers().get(&delivery.provider_id).expect("an adapter for the provider").send(delivery).await
 }

@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use herald::providers::{ProviderError, Providers};
+use herald::providers::ProviderError;
 use serde_json::{json, Value};
 
 use super::common::{nothing_sent_without, push, send_each};
@@ -20,7 +20,7 @@ async fn one_request_carries_every_token_and_each_is_accepted_with_the_notificat
     let tokens: Vec<String> = (0..3).map(|_| subscription_id()).collect();
     let notification = push("one-signal", credentials(fake.base_url()), &tokens);
 
-    let answers = send_each(&Providers::default(), &notification).await;
+    let answers = send_each(&crate::support::local_providers(), &notification).await;
 
     let request = fake.only_request();
     assert_eq!(request.header("authorization"), Some(format!("Key {API_KEY}").as_str()));
@@ -36,7 +36,7 @@ async fn one_request_carries_every_token_and_each_is_accepted_with_the_notificat
     let ids: Vec<_> = answers.iter().map(|answer| answer.answer.clone().unwrap().provider_message_id).collect();
     assert!(ids[0].is_some() && ids.iter().all(|id| *id == ids[0]), "{ids:?}");
 
-    send_each(&Providers::default(), &notification).await;
+    send_each(&crate::support::local_providers(), &notification).await;
     assert_eq!(fake.requests()[1].json()["idempotency_key"], key.as_str(), "a retry is recognised as one");
 }
 
@@ -65,7 +65,7 @@ async fn ids_a_200_names_invalid_are_dead_and_the_others_accepted() {
     let fake = one_signal::start().await;
     let tokens = [subscription_id(), unknown_id(), subscription_id()];
 
-    let answers = send_each(&Providers::default(), &push("one-signal", credentials(fake.base_url()), &tokens)).await;
+    let answers = send_each(&crate::support::local_providers(), &push("one-signal", credentials(fake.base_url()), &tokens)).await;
 
     assert_eq!(fake.requests().len(), 1);
     assert!(answers[0].answer.is_ok() && answers[2].answer.is_ok(), "{answers:?}");
@@ -81,7 +81,7 @@ async fn when_no_included_subscription_is_subscribed_every_token_is_dead() {
     let fake = one_signal::start().await;
     let tokens = [unsubscribed_id(), unsubscribed_id()];
 
-    let answers = send_each(&Providers::default(), &push("one-signal", credentials(fake.base_url()), &tokens)).await;
+    let answers = send_each(&crate::support::local_providers(), &push("one-signal", credentials(fake.base_url()), &tokens)).await;
 
     for answer in &answers {
         let err = answer.answer.as_ref().unwrap_err();
@@ -97,7 +97,7 @@ async fn refusals_rate_limits_and_rejections_answer_for_every_token() {
     let tokens = [subscription_id(), subscription_id()];
     let mut wrong_key = credentials(fake.base_url());
     wrong_key["apiKey"] = json!("os_v2_app_wrong");
-    let providers = Providers::default();
+    let providers = crate::support::local_providers();
 
     let refused = send_each(&providers, &push("one-signal", wrong_key, &tokens)).await;
     for answer in &refused {
@@ -135,6 +135,6 @@ async fn without_an_app_id_or_a_key_nothing_is_sent() {
         send(&no_tokens).await.unwrap_err(),
         ProviderError::permanent("one-signal: the subscriber has no device tokens")
     );
-    assert!(send_each(&Providers::default(), &no_tokens).await.is_empty());
+    assert!(send_each(&crate::support::local_providers(), &no_tokens).await.is_empty());
     assert!(fake.requests().is_empty());
 }

@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use herald::providers::{ProviderError, Providers};
+use herald::providers::ProviderError;
 use serde_json::{json, Value};
 
 use super::common::{nothing_sent_without, push, send_each};
@@ -16,7 +16,7 @@ async fn one_publish_carries_every_user_and_each_is_accepted_with_the_publish_id
     let fake = pusher_beams::start().await;
     let users = [user_id(), user_id()];
 
-    let answers = send_each(&Providers::default(), &push("pusher-beams", credentials(fake.base_url()), &users)).await;
+    let answers = send_each(&crate::support::local_providers(), &push("pusher-beams", credentials(fake.base_url()), &users)).await;
 
     let request = fake.only_request();
     assert_eq!(request.path, format!("/publish_api/v1/instances/{INSTANCE_ID}/publishes/users"));
@@ -55,7 +55,7 @@ async fn a_user_id_beams_cannot_take_is_refused_alone_and_the_rest_published() {
     let fake = pusher_beams::start().await;
     let users = [user_id(), "u".repeat(165)];
 
-    let answers = send_each(&Providers::default(), &push("pusher-beams", credentials(fake.base_url()), &users)).await;
+    let answers = send_each(&crate::support::local_providers(), &push("pusher-beams", credentials(fake.base_url()), &users)).await;
 
     assert_eq!(fake.only_request().json()["users"], json!([users[0]]));
     assert!(answers[0].answer.is_ok(), "{answers:?}");
@@ -67,7 +67,7 @@ async fn a_user_id_beams_cannot_take_is_refused_alone_and_the_rest_published() {
 async fn refusals_rate_limits_and_rejections_answer_for_every_user() {
     let fake = pusher_beams::start().await;
     let users = [user_id(), user_id()];
-    let providers = Providers::default();
+    let providers = crate::support::local_providers();
     let mut wrong = credentials(fake.base_url());
     wrong["secretKey"] = json!("WRONGKEY");
 

@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use herald::providers::{ProviderError, Providers};
+use herald::providers::ProviderError;
 use serde_json::{json, Value};
 
 use super::common::{nothing_sent_without, push, send_each};
@@ -16,7 +16,7 @@ async fn one_request_carries_every_uid_and_each_is_accepted_with_the_notificatio
     let fake = pushpad::start().await;
     let uids = [uid(), uid()];
 
-    let answers = send_each(&Providers::default(), &push("pushpad", credentials(fake.base_url()), &uids)).await;
+    let answers = send_each(&crate::support::local_providers(), &push("pushpad", credentials(fake.base_url()), &uids)).await;
 
     let request = fake.only_request();
     assert_eq!(request.path, format!("/api/v1/projects/{PROJECT_ID}/notifications"));
@@ -55,7 +55,7 @@ async fn a_uid_left_out_of_the_answer_is_dead_and_the_others_accepted() {
     let fake = pushpad::start().await;
     let uids = [uid(), unsubscribed_uid(), uid()];
 
-    let answers = send_each(&Providers::default(), &push("pushpad", credentials(fake.base_url()), &uids)).await;
+    let answers = send_each(&crate::support::local_providers(), &push("pushpad", credentials(fake.base_url()), &uids)).await;
 
     assert_eq!(fake.requests().len(), 1);
     assert!(answers[0].answer.is_ok() && answers[2].answer.is_ok(), "{answers:?}");
@@ -69,7 +69,7 @@ async fn a_uid_left_out_of_the_answer_is_dead_and_the_others_accepted() {
 async fn refusals_rate_limits_and_rejections_answer_for_every_uid() {
     let fake = pushpad::start().await;
     let uids = [uid(), uid()];
-    let providers = Providers::default();
+    let providers = crate::support::local_providers();
     let mut wrong = credentials(fake.base_url());
     wrong["apiKey"] = json!("wrong-token");
 

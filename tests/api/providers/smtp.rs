@@ -23,7 +23,7 @@ fn email(credentials: Value) -> Delivery {
 
 /// The adapters, trusting the receiver's test CA.
 fn providers() -> Providers {
-    Providers::default().trusting_smtp_roots(&[ca_certificate()]).expect("the test CA parses")
+    crate::support::local_providers().trusting_smtp_roots(&[ca_certificate()]).expect("the test CA parses")
 }
 
 async fn send_with(providers: &Providers, delivery: &Delivery) -> Result<Accepted, ProviderError> {
@@ -88,7 +88,7 @@ async fn tls_failures_misconfigure_the_integration() {
     // A certificate from an unknown CA: the adapter trusts only the public roots unless told otherwise.
     let fake = FakeSmtp::start(Options::STARTTLS).await;
     let err =
-        send_with(&Providers::default(), &email(credentials(&fake, json!({"requireTls": true})))).await.unwrap_err();
+        send_with(&crate::support::local_providers(), &email(credentials(&fake, json!({"requireTls": true})))).await.unwrap_err();
     assert!(matches!(err, ProviderError::Misconfigured { .. }), "{err:?}");
     assert!(err.to_string().contains("TLS with 127.0.0.1"), "{err}");
     assert!(err.to_string().contains("certificate"), "{err}");
