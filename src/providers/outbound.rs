@@ -24,9 +24,9 @@
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
-use ipnet::{IpNet, Ipv4Net, Ipv6Net};
+use ipnet::IpNet;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::{redirect, Client, ClientBuilder, Url};
 
@@ -215,62 +215,55 @@ struct NonGlobal {
     name: &'static str,
 }
 
-const fn v4(a: u8, b: u8, c: u8, d: u8, prefix: u8, name: &'static str) -> NonGlobal {
-    NonGlobal { net: IpNet::V4(Ipv4Net::new_assert(Ipv4Addr::new(a, b, c, d), prefix)), name }
-}
-
-const fn v6(segments: [u16; 8], prefix: u8, name: &'static str) -> NonGlobal {
-    let [a, b, c, d, e, f, g, h] = segments;
-    NonGlobal { net: IpNet::V6(Ipv6Net::new_assert(Ipv6Addr::new(a, b, c, d, e, f, g, h), prefix)), name }
-}
-
-/// IANA's special-purpose IPv4 ranges that are not globally reachable (RFC 6890 and its updates), plus
-/// multicast and the reserved block.
-static NON_GLOBAL_V4: [NonGlobal; 16] = [
-    v4(0, 0, 0, 0, 32, "unspecified"),
-    v4(0, 0, 0, 0, 8, "\"this network\""),
-    v4(10, 0, 0, 0, 8, "private"),
-    v4(100, 64, 0, 0, 10, "shared address space (CGNAT)"),
-    v4(127, 0, 0, 0, 8, "loopback"),
-    v4(169, 254, 0, 0, 16, "link-local (cloud metadata)"),
-    v4(172, 16, 0, 0, 12, "private"),
-    v4(192, 0, 0, 0, 24, "IETF protocol assignments"),
-    v4(192, 0, 2, 0, 24, "documentation"),
-    v4(192, 88, 99, 0, 24, "deprecated 6to4 relay anycast"),
-    v4(192, 168, 0, 0, 16, "private"),
-    v4(198, 18, 0, 0, 15, "benchmarking"),
-    v4(198, 51, 100, 0, 24, "documentation"),
-    v4(203, 0, 113, 0, 24, "documentation"),
-    v4(224, 0, 0, 0, 4, "multicast"),
-    v4(240, 0, 0, 0, 4, "reserved"),
+/// IANA's special-purpose ranges that are not globally reachable (RFC 6890 and its updates), plus
+/// multicast and IPv4's reserved block. IPv6's IPv4-mapped, NAT64 and 6to4 ranges are not here: they are
+/// judged by the IPv4 address they carry ([`embedded_v4`]).
+const NON_GLOBAL: [(&str, &str); 29] = [
+    ("0.0.0.0/32", "unspecified"),
+    ("0.0.0.0/8", "\"this network\""),
+    ("10.0.0.0/8", "private"),
+    ("100.64.0.0/10", "shared address space (CGNAT)"),
+    ("127.0.0.0/8", "loopback"),
+    ("169.254.0.0/16", "link-local (cloud metadata)"),
+    ("172.16.0.0/12", "private"),
+    ("192.0.0.0/24", "IETF protocol assignments"),
+    ("192.0.2.0/24", "documentation"),
+    ("192.88.99.0/24", "deprecated 6to4 relay anycast"),
+    ("192.168.0.0/16", "private"),
+    ("198.18.0.0/15", "benchmarking"),
+    ("198.51.100.0/24", "documentation"),
+    ("203.0.113.0/24", "documentation"),
+    ("224.0.0.0/4", "multicast"),
+    ("240.0.0.0/4", "reserved"),
+    ("::/128", "unspecified"),
+    ("::1/128", "loopback"),
+    ("::/96", "deprecated IPv4-compatible"),
+    ("64:ff9b:1::/48", "local-use NAT64"),
+    ("100::/64", "discard-only"),
+    ("2001::/32", "Teredo"),
+    ("2001:2::/48", "benchmarking"),
+    ("2001:db8::/32", "documentation"),
+    ("3fff::/20", "documentation"),
+    ("fc00::/7", "unique local (private)"),
+    ("fe80::/10", "link-local"),
+    ("fec0::/10", "deprecated site-local"),
+    ("ff00::/8", "multicast"),
 ];
 
-/// IANA's special-purpose IPv6 ranges that are not globally reachable, plus multicast. The IPv4-mapped,
-/// NAT64 and 6to4 ranges are judged by the IPv4 address they carry ([`embedded_v4`]).
-static NON_GLOBAL_V6: [NonGlobal; 13] = [
-    v6([0, 0, 0, 0, 0, 0, 0, 0], 128, "unspecified"),
-    v6([0, 0, 0, 0, 0, 0, 0, 1], 128, "loopback"),
-    v6([0, 0, 0, 0, 0, 0, 0, 0], 96, "deprecated IPv4-compatible"),
-    v6([0x64, 0xff9b, 1, 0, 0, 0, 0, 0], 48, "local-use NAT64"),
-    v6([0x100, 0, 0, 0, 0, 0, 0, 0], 64, "discard-only"),
-    v6([0x2001, 0, 0, 0, 0, 0, 0, 0], 32, "Teredo"),
-    v6([0x2001, 2, 0, 0, 0, 0, 0, 0], 48, "benchmarking"),
-    v6([0x2001, 0xdb8, 0, 0, 0, 0, 0, 0], 32, "documentation"),
-    v6([0x3fff, 0, 0, 0, 0, 0, 0, 0], 20, "documentation"),
-    v6([0xfc00, 0, 0, 0, 0, 0, 0, 0], 7, "unique local (private)"),
-    v6([0xfe80, 0, 0, 0, 0, 0, 0, 0], 10, "link-local"),
-    v6([0xfec0, 0, 0, 0, 0, 0, 0, 0], 10, "deprecated site-local"),
-    v6([0xff00, 0, 0, 0, 0, 0, 0, 0], 8, "multicast"),
-];
+/// [`NON_GLOBAL`], parsed once; the most specific range of an address comes first (`0.0.0.0/32` before
+/// `0.0.0.0/8`, `::1/128` before `::/96`).
+static NON_GLOBAL_RANGES: LazyLock<Vec<NonGlobal>> = LazyLock::new(|| {
+    NON_GLOBAL.iter().map(|(net, name)| NonGlobal { net: net.parse().expect("a valid range"), name }).collect()
+});
 
 /// The non-global range `address` is in, if any; an IPv6 address carrying an IPv4 one is judged by it.
 fn non_global_range(address: IpAddr) -> Option<&'static NonGlobal> {
     match address {
-        IpAddr::V4(v4) => NON_GLOBAL_V4.iter().find(|range| range.net.contains(&IpAddr::V4(v4))),
         IpAddr::V6(v6) => match embedded_v4(v6) {
             Some(v4) => non_global_range(IpAddr::V4(v4)),
-            None => NON_GLOBAL_V6.iter().find(|range| range.net.contains(&IpAddr::V6(v6))),
+            None => NON_GLOBAL_RANGES.iter().find(|range| range.net.contains(&address)),
         },
+        IpAddr::V4(_) => NON_GLOBAL_RANGES.iter().find(|range| range.net.contains(&address)),
     }
 }
 

@@ -107,8 +107,10 @@ impl Providers {
     pub fn new(settings: ProviderSettings) -> Self {
         let outbound = &settings.outbound;
         let client = client_builder(outbound).build().expect("the HTTP client's TLS backend initializes");
-        let h2c =
-            client_builder(outbound).http2_prior_knowledge().build().expect("the HTTP client's TLS backend initializes");
+        let h2c = client_builder(outbound)
+            .http2_prior_knowledge()
+            .build()
+            .expect("the HTTP client's TLS backend initializes");
         let smtp = Smtp::new(outbound.clone());
         let apns = Apns::new(settings.clone());
         let http = Http { client, h2c, settings };
@@ -198,4 +200,3 @@ impl Providers {
         }
     }
 }
-

@@ -60,7 +60,10 @@ impl<'a> SignedPost<'a> {
 
     /// Posts and sorts the answer the way every HTTP adapter does (see `http`).
     pub(crate) async fn send(self, http: &Http) -> Result<Answer, ProviderError> {
-        http.settings.outbound.check_url(&self.url).map_err(|refused| refused_destination(self.provider_id, &refused))?;
+        http.settings
+            .outbound
+            .check_url(&self.url)
+            .map_err(|refused| refused_destination(self.provider_id, &refused))?;
         let host = self.url.host_str().unwrap_or_default().to_owned();
         // Serialized once: the signature must cover exactly the bytes that go on the wire.
         let body = serde_json::to_vec(self.body).expect("a JSON value always serializes");

@@ -170,8 +170,10 @@ impl Smtp {
             *used = now;
             return Ok(pooled.clone());
         }
-        let transport =
-            Pooled { transport: self.build(config, address)?, in_flight: Arc::new(Semaphore::new(MAX_CONNECTIONS as usize)) };
+        let transport = Pooled {
+            transport: self.build(config, address)?,
+            in_flight: Arc::new(Semaphore::new(MAX_CONNECTIONS as usize)),
+        };
         if transports.by_key.len() >= MAX_TRANSPORTS {
             let oldest = transports.by_key.iter().min_by_key(|(_, (_, used))| *used).map(|(key, _)| *key);
             if let Some(oldest) = oldest {

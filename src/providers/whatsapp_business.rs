@@ -55,7 +55,8 @@ impl Provider for WhatsappBusiness {
             return Err(ProviderError::permanent(format!("{ID}: the subscriber has no phone number")));
         };
         let url = endpoint(ID, credentials, API, &format!("/{VERSION}/{sender}/messages"), &self.http.settings)?;
-        let answer = self.http.fetch(ID, self.http.client.post(url).bearer_auth(token).json(&body(delivery, phone))).await?;
+        let answer =
+            self.http.fetch(ID, self.http.client.post(url).bearer_auth(token).json(&body(delivery, phone))).await?;
         let json: Value = serde_json::from_str(answer.body.text()).unwrap_or_default();
         if answer.status.is_success() {
             return match json["messages"][0]["id"].as_str().filter(|id| !id.is_empty()) {

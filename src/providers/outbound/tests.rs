@@ -40,7 +40,8 @@ fn non_global_addresses_are_refused_by_default_and_each_refusal_names_its_range(
 #[test]
 fn public_addresses_pass() {
     let policy = OutboundPolicy::default();
-    for address in ["93.184.215.14", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1"]
+    for address in
+        ["93.184.215.14", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1"]
     {
         assert_eq!(refused(&policy, address), None, "{address}");
     }

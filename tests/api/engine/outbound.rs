@@ -32,6 +32,14 @@ async fn chat_to_webhook(server: &TestServer, url: &str) {
     set_webhook(server, url).await;
 }
 
+/// A server under `outbound_allow`, receivers on 127.0.0.1 and [::1], and Ada's webhook at the first.
+async fn webhook_on_receivers(outbound_allow: &str) -> (TestServer, Receiver, Receiver) {
+    let server = TestServer::start_with_outbound_allow(outbound_allow).await;
+    let (v4, v6) = (Receiver::start().await, Receiver::start_on("[::1]:0").await);
+    chat_to_webhook(&server, &v4.url("/hook")).await;
+    (server, v4, v6)
+}
+
 async fn set_webhook(server: &TestServer, url: &str) {
     let update = json!({"providerId": "chat-webhook", "credentials": {"webhookUrl": url}});
     let (status, body) = server.send_json(Method::PATCH, "/v1/subscribers/ada/credentials", &update).await;
@@ -61,9 +69,7 @@ async fn assert_failed_with(server: &TestServer, transaction_id: &str, kind: &st
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_subscribers_webhook_on_loopback_is_refused_over_ipv4_and_ipv6() {
-    let server = TestServer::start_with_outbound_allow("").await;
-    let (v4, v6) = (Receiver::start().await, Receiver::start_on("[::1]:0").await);
-    chat_to_webhook(&server, &v4.url("/hook")).await;
+    let (server, v4, v6) = webhook_on_receivers("").await;
 
     let refused_v4 = notify_ada(&server).await;
     let message = assert_failed_with(&server, &refused_v4, "chat", &refusal("127.0.0.1", "127.0.0.0/8")).await;
@@ -92,16 +98,18 @@ async fn a_host_name_that_resolves_to_loopback_is_refused() {
     // Whichever of 127.0.0.1 and ::1 the name resolves to first is named.
     let message = assert_failed_with(&server, &transaction_id, "chat", "destination localhost (").await;
     let text = message["errorText"].as_str().unwrap();
-    assert!(text.contains("is in the loopback range") && text.ends_with("allow it with HERALD_OUTBOUND_ALLOW"), "{text}");
+    assert!(
+        text.contains("is in the loopback range") && text.ends_with("allow it with HERALD_OUTBOUND_ALLOW"),
+        "{text}"
+    );
     assert!(receiver.received().is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_integration_base_url_on_loopback_is_refused_over_ipv4_and_ipv6() {
-    for (receiver, address, range) in [
-        (Receiver::start().await, "127.0.0.1", "127.0.0.0/8"),
-        (Receiver::start_on("[::1]:0").await, "::1", "::1/128"),
-    ] {
+    for (receiver, address, range) in
+        [(Receiver::start().await, "127.0.0.1", "127.0.0.0/8"), (Receiver::start_on("[::1]:0").await, "::1", "::1/128")]
+    {
         let server = TestServer::start_with_outbound_allow("").await;
         create_integration(
             &server,
@@ -169,9 +177,7 @@ async fn a_redirect_from_an_allowed_receiver_to_a_refused_address_is_not_followe
 
 #[tokio::test(flavor = "multi_thread")]
 async fn what_the_operator_allows_passes_by_range_or_by_host_name() {
-    let server = TestServer::start_with_outbound_allow("127.0.0.1/32, ::1/128").await;
-    let (v4, v6) = (Receiver::start().await, Receiver::start_on("[::1]:0").await);
-    chat_to_webhook(&server, &v4.url("/hook")).await;
+    let (server, v4, v6) = webhook_on_receivers("127.0.0.1/32, ::1/128").await;
     let sent = notify_ada(&server).await;
     assert_eq!(messages_of(&server, &sent).await[0]["status"], "sent");
     set_webhook(&server, &v6.url("/hook")).await;

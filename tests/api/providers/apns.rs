@@ -115,7 +115,8 @@ async fn of_three_tokens_one_unregistered_two_are_accepted_and_one_is_dead() {
     let fake = apns::start().await;
     let tokens = [device_token(), UNREGISTERED.to_owned(), device_token()];
 
-    let answers = send_each(&crate::support::local_providers(), &push("apns", credentials(fake.base_url()), &tokens)).await;
+    let answers =
+        send_each(&crate::support::local_providers(), &push("apns", credentials(fake.base_url()), &tokens)).await;
 
     assert_eq!(answers.iter().map(|answer| answer.token.as_str()).collect::<Vec<_>>(), tokens);
     let (first, dead, last) = (&answers[0].answer, &answers[1].answer, &answers[2].answer);

@@ -151,9 +151,11 @@ async fn one_dead_token_of_three_is_answered_as_such_and_the_others_are_sent() {
     let fake = Fcm::start().await;
     fake.answer_device("device-gone", unregistered());
 
-    let answers =
-        send_each(&crate::support::local_providers(), &push("fcm", fake.credentials(), &["device-a", "device-gone", "device-c"]))
-            .await;
+    let answers = send_each(
+        &crate::support::local_providers(),
+        &push("fcm", fake.credentials(), &["device-a", "device-gone", "device-c"]),
+    )
+    .await;
 
     assert_eq!(
         answers.iter().map(|answer| answer.token.as_str()).collect::<Vec<_>>(),

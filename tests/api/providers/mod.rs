@@ -77,5 +77,9 @@ pub fn push(provider_id: &str, credentials: Value, device_tokens: &[&str]) -> De
 }
 
 pub async fn send(delivery: &Delivery) -> Result<Accepted, ProviderError> {
-    crate::support::local_providers().get(&delivery.provider_id).expect("an adapter for the provider").send(delivery).await
+    crate::support::local_providers()
+        .get(&delivery.provider_id)
+        .expect("an adapter for the provider")
+        .send(delivery)
+        .await
 }

@@ -65,7 +65,8 @@ async fn ids_a_200_names_invalid_are_dead_and_the_others_accepted() {
     let fake = one_signal::start().await;
     let tokens = [subscription_id(), unknown_id(), subscription_id()];
 
-    let answers = send_each(&crate::support::local_providers(), &push("one-signal", credentials(fake.base_url()), &tokens)).await;
+    let answers =
+        send_each(&crate::support::local_providers(), &push("one-signal", credentials(fake.base_url()), &tokens)).await;
 
     assert_eq!(fake.requests().len(), 1);
     assert!(answers[0].answer.is_ok() && answers[2].answer.is_ok(), "{answers:?}");
@@ -81,7 +82,8 @@ async fn when_no_included_subscription_is_subscribed_every_token_is_dead() {
     let fake = one_signal::start().await;
     let tokens = [unsubscribed_id(), unsubscribed_id()];
 
-    let answers = send_each(&crate::support::local_providers(), &push("one-signal", credentials(fake.base_url()), &tokens)).await;
+    let answers =
+        send_each(&crate::support::local_providers(), &push("one-signal", credentials(fake.base_url()), &tokens)).await;
 
     for answer in &answers {
         let err = answer.answer.as_ref().unwrap_err();

@@ -16,7 +16,9 @@ async fn one_publish_carries_every_user_and_each_is_accepted_with_the_publish_id
     let fake = pusher_beams::start().await;
     let users = [user_id(), user_id()];
 
-    let answers = send_each(&crate::support::local_providers(), &push("pusher-beams", credentials(fake.base_url()), &users)).await;
+    let answers =
+        send_each(&crate::support::local_providers(), &push("pusher-beams", credentials(fake.base_url()), &users))
+            .await;
 
     let request = fake.only_request();
     assert_eq!(request.path, format!("/publish_api/v1/instances/{INSTANCE_ID}/publishes/users"));
@@ -55,7 +57,9 @@ async fn a_user_id_beams_cannot_take_is_refused_alone_and_the_rest_published() {
     let fake = pusher_beams::start().await;
     let users = [user_id(), "u".repeat(165)];
 
-    let answers = send_each(&crate::support::local_providers(), &push("pusher-beams", credentials(fake.base_url()), &users)).await;
+    let answers =
+        send_each(&crate::support::local_providers(), &push("pusher-beams", credentials(fake.base_url()), &users))
+            .await;
 
     assert_eq!(fake.only_request().json()["users"], json!([users[0]]));
     assert!(answers[0].answer.is_ok(), "{answers:?}");

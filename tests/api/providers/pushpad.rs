@@ -16,7 +16,8 @@ async fn one_request_carries_every_uid_and_each_is_accepted_with_the_notificatio
     let fake = pushpad::start().await;
     let uids = [uid(), uid()];
 
-    let answers = send_each(&crate::support::local_providers(), &push("pushpad", credentials(fake.base_url()), &uids)).await;
+    let answers =
+        send_each(&crate::support::local_providers(), &push("pushpad", credentials(fake.base_url()), &uids)).await;
 
     let request = fake.only_request();
     assert_eq!(request.path, format!("/api/v1/projects/{PROJECT_ID}/notifications"));
@@ -55,7 +56,8 @@ async fn a_uid_left_out_of_the_answer_is_dead_and_the_others_accepted() {
     let fake = pushpad::start().await;
     let uids = [uid(), unsubscribed_uid(), uid()];
 
-    let answers = send_each(&crate::support::local_providers(), &push("pushpad", credentials(fake.base_url()), &uids)).await;
+    let answers =
+        send_each(&crate::support::local_providers(), &push("pushpad", credentials(fake.base_url()), &uids)).await;
 
     assert_eq!(fake.requests().len(), 1);
     assert!(answers[0].answer.is_ok() && answers[2].answer.is_ok(), "{answers:?}");

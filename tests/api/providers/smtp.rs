@@ -87,8 +87,9 @@ async fn secure_speaks_tls_from_the_first_byte() {
 async fn tls_failures_misconfigure_the_integration() {
     // A certificate from an unknown CA: the adapter trusts only the public roots unless told otherwise.
     let fake = FakeSmtp::start(Options::STARTTLS).await;
-    let err =
-        send_with(&crate::support::local_providers(), &email(credentials(&fake, json!({"requireTls": true})))).await.unwrap_err();
+    let err = send_with(&crate::support::local_providers(), &email(credentials(&fake, json!({"requireTls": true}))))
+        .await
+        .unwrap_err();
     assert!(matches!(err, ProviderError::Misconfigured { .. }), "{err:?}");
     assert!(err.to_string().contains("TLS with 127.0.0.1"), "{err}");
     assert!(err.to_string().contains("certificate"), "{err}");
@@ -293,4 +294,28 @@ async fn one_integration_reuses_one_connection_and_another_configuration_gets_it
     assert_eq!(fake.connections(), 2);
     let connections: Vec<usize> = fake.mails().iter().map(|mail| mail.connection).collect();
     assert_eq!(connections, [1, 1, 1, 1, 1, 2, 2, 1]);
+}
+
+#[tokio::test]
+async fn an_smtp_host_in_a_refused_range_is_not_connected_to() {
+    let fake = FakeSmtp::start(Options::PLAIN).await;
+    let strict = Providers::new(crate::support::provider_settings(""));
+    for (host, expected) in [
+        ("127.0.0.1", "nodemailer: destination 127.0.0.1 is in the loopback range 127.0.0.0/8"),
+        ("localhost", "nodemailer: destination localhost ("),
+    ] {
+        let mut credentials = credentials(&fake, json!({}));
+        credentials["host"] = json!(host);
+
+        let err = send_with(&strict, &email(credentials)).await.expect_err("refused");
+
+        assert!(matches!(err, ProviderError::Permanent { .. }), "{host}: {err:?}");
+        let text = err.to_string();
+        assert!(text.starts_with(expected) && text.ends_with("allow it with HERALD_OUTBOUND_ALLOW"), "{text}");
+    }
+    assert_eq!(fake.connections(), 0, "no connection was opened");
+
+    let allowed = Providers::new(crate::support::provider_settings("127.0.0.1/32"));
+    send_with(&allowed, &email(credentials(&fake, json!({})))).await.expect("an allowed address is reached");
+    assert_eq!(fake.mails().len(), 1);
 }
