@@ -61,3 +61,17 @@ async fn admin_commands_refuse_duplicates_and_unknown_environments() {
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains(&format!("Environment with id {unknown} not found")));
 }
+
+#[test]
+fn an_invalid_outbound_allow_entry_stops_the_start_and_is_named() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_herald"))
+        .env("HERALD_OUTBOUND_ALLOW", "127.0.0.0/8, 10.0.0.0/33")
+        .env("DATABASE_URL", "postgres://127.0.0.1:1/unused")
+        .arg("migrate")
+        .output()
+        .expect("herald runs");
+
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("HERALD_OUTBOUND_ALLOW: `10.0.0.0/33` is not a CIDR range"), "{stderr}");
+}
