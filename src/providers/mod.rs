@@ -57,6 +57,9 @@
 //!
 //! Redirects are not followed: a 3xx is a permanent error, so a signed body never goes to a host the
 //! integration did not name.
+//!
+//! Every connection is subject to the outbound policy (module `outbound`, `HERALD_OUTBOUND_ALLOW`): a
+//! destination that is not publicly routable is refused, a permanent error naming the address.
 
 mod account;
 mod answer;
