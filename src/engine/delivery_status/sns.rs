@@ -28,7 +28,7 @@ use serde_json::Value;
 use super::signing::{base64_bytes, malformed, refused};
 use super::{InboundWebhook, Integration};
 use crate::error::{AppError, AppResult};
-use crate::providers::{integration_base, ProviderSettings};
+use crate::providers::{integration_base, refusal_in, ProviderSettings};
 
 const PROVIDER: &str = "ses";
 /// Certificates kept per process; SNS signs with one certificate per region at a time.
@@ -128,9 +128,14 @@ impl SnsCertificates {
     /// GETs `url`; a failure is a 503, so SNS tries the post again later.
     async fn fetch(&self, url: Url, what: &str) -> AppResult<Vec<u8>> {
         let unavailable = |why: String| AppError::Unavailable(format!("Amazon SNS: fetching {what}: {why}").into());
-        // An integration's `baseUrl` origin may be an IP address, which the client's resolver never sees.
-        self.settings.outbound.check_url(&url).map_err(|refused| unavailable(refused.to_string()))?;
-        let answer = self.client.get(url).send().await.map_err(|error| unavailable(error.to_string()))?;
+        // A refused destination is refused again on SNS's retry: a 401, not a 503 SNS would retry. An
+        // integration's `baseUrl` origin may be an IP address, which the client's resolver never sees.
+        let outbound_refusal = |why: &dyn std::fmt::Display| refused(PROVIDER, &format!("fetching {what}: {why}"));
+        self.settings.outbound.check_url(&url).map_err(|refusal| outbound_refusal(&refusal))?;
+        let answer = self.client.get(url).send().await.map_err(|error| match refusal_in(&error) {
+            Some(refusal) => outbound_refusal(refusal),
+            None => unavailable(error.to_string()),
+        })?;
         if !answer.status().is_success() {
             return Err(unavailable(format!("HTTP {}", answer.status())));
         }
