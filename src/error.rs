@@ -199,6 +199,12 @@ impl From<tonic::Status> for AppError {
 }
 
 impl AppError {
+    /// The error of a failure several callers share (a cache lookup or a batch): the error itself for
+    /// the last holder, a copy for the others.
+    pub fn from_shared(shared: Arc<AppError>) -> Self {
+        Arc::try_unwrap(shared).unwrap_or_else(|shared| shared.clone_for_response())
+    }
+
     /// A copy carrying everything a response needs (the cause of a 500 stays behind, already logged).
     fn clone_for_response(&self) -> Self {
         match self {

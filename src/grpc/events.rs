@@ -17,9 +17,8 @@ impl pb::events_service_server::EventsService for EventsGrpc {
         request: Request<pb::TriggerEventRequest>,
     ) -> Result<Response<pb::TriggerEventResponse>, Status> {
         let tenant = tenant_of(&request)?;
-        let mut conn = self.state.connection().await?;
         let outcome =
-            trigger::trigger_event(&mut conn, &self.state.engine, tenant, request.into_inner().into()).await?;
+            trigger::trigger_event(&self.state.pool, &self.state.engine, tenant, request.into_inner().into()).await?;
         Ok(Response::new(outcome.into()))
     }
 
@@ -29,8 +28,7 @@ impl pb::events_service_server::EventsService for EventsGrpc {
     ) -> Result<Response<pb::TriggerEventBulkResponse>, Status> {
         let tenant = tenant_of(&request)?;
         let requests = request.into_inner().events.into_iter().map(Into::into).collect();
-        let mut conn = self.state.connection().await?;
-        let outcomes = trigger::trigger_bulk(&mut conn, &self.state.engine, tenant, requests).await?;
+        let outcomes = trigger::trigger_bulk(&self.state.pool, &self.state.engine, tenant, requests).await?;
         let results = outcomes.into_iter().map(bulk_result).collect::<Result<_, AppError>>()?;
         Ok(Response::new(pb::TriggerEventBulkResponse { results }))
     }

@@ -24,6 +24,7 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
         let input = request.into_inner().workflow.ok_or_else(missing_workflow)?;
         let mut conn = self.state.connection().await?;
         let created = domain::create_workflow(&mut conn, tenant, input.into()).await?;
+        self.state.engine.workflows.invalidate();
         Ok(Response::new(pb::CreateWorkflowResponse { workflow: Some((&created).try_into()?) }))
     }
 
@@ -64,6 +65,7 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
         let input = message.workflow.ok_or_else(missing_workflow)?;
         let mut conn = self.state.connection().await?;
         let updated = domain::update_workflow(&mut conn, tenant, &message.workflow_id, input.into()).await?;
+        self.state.engine.workflows.invalidate();
         Ok(Response::new(pb::UpdateWorkflowResponse { workflow: Some((&updated).try_into()?) }))
     }
 
@@ -74,6 +76,7 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
         let tenant = tenant_of(&request)?;
         let mut conn = self.state.connection().await?;
         domain::delete_workflow(&mut conn, tenant, &request.get_ref().workflow_id).await?;
+        self.state.engine.workflows.invalidate();
         Ok(Response::new(pb::DeleteWorkflowResponse {}))
     }
 }

@@ -204,7 +204,8 @@ pub fn actor_input(actor: &Option<Recipient>) -> AppResult<Option<SubscriberInpu
 }
 
 impl SubscriberInput {
-    fn merge(&mut self, later: SubscriberInput) {
+    /// Writes `later`'s present fields over these (a later mention of the same subscriber wins).
+    pub(super) fn merge(&mut self, later: SubscriberInput) {
         macro_rules! take {
             ($($field:ident),*) => { $( if later.$field.is_some() { self.$field = later.$field; } )* };
         }

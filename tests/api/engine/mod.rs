@@ -11,6 +11,7 @@ mod digest;
 mod faults;
 pub mod fixtures;
 mod in_app;
+mod ingest;
 mod push_providers;
 pub mod receiver;
 mod schedule;
