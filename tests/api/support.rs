@@ -41,21 +41,28 @@ impl TestServer {
 
     /// Starts Herald with `extra_rest_routes` mounted beside the real ones (to provoke failures).
     pub async fn start_with(extra_rest_routes: Router) -> Self {
-        Self::start_full(extra_rest_routes, true, false).await
+        Self::start_full(extra_rest_routes, Some(2), false).await
     }
 
     /// Starts Herald with `HERALD_PUBLIC_URL` set to its own address, as a deployment that tells
     /// providers where to post delivery status.
     pub async fn start_public() -> Self {
-        Self::start_full(Router::new(), true, true).await
+        Self::start_full(Router::new(), Some(2), true).await
     }
 
     /// Starts the API without workers (`--role api`): triggered jobs stay where the trigger left them.
     pub async fn start_api_only() -> Self {
-        Self::start_full(Router::new(), false, false).await
+        Self::start_full(Router::new(), None, false).await
     }
 
-    async fn start_full(extra_rest_routes: Router, with_workers: bool, public: bool) -> Self {
+    /// Starts Herald with a single worker loop: every due job is claimed by the same loop, so jobs that
+    /// fall due together run in one batch.
+    pub async fn start_with_one_worker_loop() -> Self {
+        Self::start_full(Router::new(), Some(1), false).await
+    }
+
+    /// `worker_loops`: `None` for an API-only process.
+    async fn start_full(extra_rest_routes: Router, worker_loops: Option<usize>, public: bool) -> Self {
         let database_url = fresh_schema_url().await;
         let schema = schema_of(&database_url);
         run_migrations(&database_url).await.expect("migrations apply");
@@ -68,7 +75,7 @@ impl TestServer {
         let addr = listener.local_addr().expect("addr");
         let clock = Clock::system();
         let settings = WorkerSettings {
-            concurrency: 2,
+            concurrency: worker_loops.unwrap_or(1),
             batch_size: 50,
             lease: Duration::from_secs(30),
             poll_interval: Duration::from_millis(200),
@@ -80,7 +87,7 @@ impl TestServer {
             cipher: herald::crypto::CredentialCipher::random(),
             clock: clock.clone(),
             listener: Some(listener),
-            workers: with_workers.then_some(settings),
+            workers: worker_loops.map(|_| settings),
             extra_rest_routes,
             public_url: public.then(|| format!("http://{addr}").parse().expect("a URL")),
             provider_settings: herald::providers::ProviderSettings::default(),
