@@ -13,9 +13,9 @@
 //! retried one trigger per transaction, so only the trigger at fault gets the error.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
 use diesel_async::{AsyncConnection, AsyncPgConnection};
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 use uuid::Uuid;
@@ -55,7 +55,8 @@ impl Ingest {
     /// Starts the dispatcher on `pool`; it stops when the last handle is dropped.
     pub fn start(pool: DbPool, wakeup: Wakeup) -> Self {
         let (queue, queued) = mpsc::channel(QUEUE_CAPACITY);
-        tokio::spawn(dispatch(queued, pool, wakeup));
+        let flushing = Flushing { pool, wakeup, last_triggered: Default::default() };
+        tokio::spawn(dispatch(queued, flushing));
         Self { queue }
     }
 
@@ -74,8 +75,17 @@ impl Ingest {
     }
 }
 
+/// What the flushers share.
+#[derive(Clone)]
+struct Flushing {
+    pool: DbPool,
+    wakeup: Wakeup,
+    /// When this process last wrote each workflow's `lastTriggeredAt`.
+    last_triggered: Arc<Mutex<HashMap<Uuid, DateTime<Utc>>>>,
+}
+
 /// Takes everything queued (up to a batch) as soon as a flusher is free.
-async fn dispatch(mut queued: mpsc::Receiver<Pending>, pool: DbPool, wakeup: Wakeup) {
+async fn dispatch(mut queued: mpsc::Receiver<Pending>, flushing: Flushing) {
     let flushers = Arc::new(Semaphore::new(FLUSHERS));
     let mut carried: Option<Pending> = None;
     loop {
@@ -97,27 +107,27 @@ async fn dispatch(mut queued: mpsc::Receiver<Pending>, pool: DbPool, wakeup: Wak
             }
             batch.push(next);
         }
-        tokio::spawn(flush(pool.clone(), wakeup.clone(), batch, permit));
+        tokio::spawn(flush(flushing.clone(), batch, permit));
     }
 }
 
 /// Stores one batch and answers its callers.
-async fn flush(pool: DbPool, wakeup: Wakeup, batch: Vec<Pending>, _flusher: OwnedSemaphorePermit) {
-    let stored = store_in_one_transaction(&pool, &batch).await;
+async fn flush(flushing: Flushing, batch: Vec<Pending>, _flusher: OwnedSemaphorePermit) {
+    let stored = store_in_one_transaction(&flushing.pool, &batch).await;
     match stored {
         Err(error) if batch.len() > 1 && !matches!(error, AppError::Unavailable(_)) => {
             tracing::warn!(%error, triggers = batch.len(), "a trigger batch failed; storing its triggers one by one");
             for pending in batch {
-                let outcome = store_in_one_transaction(&pool, std::slice::from_ref(&pending)).await;
-                answer(&pool, &wakeup, vec![pending], outcome).await;
+                let outcome = store_in_one_transaction(&flushing.pool, std::slice::from_ref(&pending)).await;
+                answer(&flushing, vec![pending], outcome).await;
             }
         }
-        outcome => answer(&pool, &wakeup, batch, outcome).await,
+        outcome => answer(&flushing, batch, outcome).await,
     }
 }
 
 /// Wakes the workers and records `lastTriggeredAt` when something was stored, then answers each caller.
-async fn answer(pool: &DbPool, wakeup: &Wakeup, batch: Vec<Pending>, stored: AppResult<Vec<TriggerOutcome>>) {
+async fn answer(flushing: &Flushing, batch: Vec<Pending>, stored: AppResult<Vec<TriggerOutcome>>) {
     match stored {
         Ok(outcomes) => {
             let processed: HashSet<Uuid> = batch
@@ -127,9 +137,9 @@ async fn answer(pool: &DbPool, wakeup: &Wakeup, batch: Vec<Pending>, stored: App
                 .map(|(pending, _)| pending.trigger.workflow.workflow.id)
                 .collect();
             if !processed.is_empty() {
-                wakeup.wake();
+                flushing.wakeup.wake();
                 let now = batch.iter().map(|pending| pending.trigger.now).max().expect("a batch is never empty");
-                record_last_triggered(pool, &processed.into_iter().collect::<Vec<_>>(), now).await;
+                record_last_triggered(flushing, processed, now).await;
             }
             for (pending, outcome) in batch.into_iter().zip(outcomes) {
                 let _ = pending.reply.send(Ok(outcome));
@@ -144,13 +154,34 @@ async fn answer(pool: &DbPool, wakeup: &Wakeup, batch: Vec<Pending>, stored: App
     }
 }
 
-/// `lastTriggeredAt` is informational: failing to write it does not fail triggers already committed.
-async fn record_last_triggered(pool: &DbPool, workflow_ids: &[Uuid], now: DateTime<Utc>) {
-    let written = match pool.get().await {
-        Ok(mut conn) => store::record_last_triggered(&mut conn, workflow_ids, now).await,
+/// `lastTriggeredAt`, written at most once a second per workflow by this process (the statement
+/// itself skips a workflow another process wrote within the second). It is informational: failing to
+/// write it does not fail triggers already committed.
+async fn record_last_triggered(flushing: &Flushing, workflow_ids: HashSet<Uuid>, now: DateTime<Utc>) {
+    let due: Vec<Uuid> = {
+        let mut written = flushing.last_triggered.lock().expect("never poisoned");
+        if written.len() > 10_000 {
+            written.retain(|_, at| now - *at < TimeDelta::seconds(1));
+        }
+        workflow_ids
+            .into_iter()
+            .filter(|id| match written.get(id) {
+                Some(at) if now - *at < TimeDelta::seconds(1) => false,
+                _ => {
+                    written.insert(*id, now);
+                    true
+                }
+            })
+            .collect()
+    };
+    if due.is_empty() {
+        return;
+    }
+    let recorded = match flushing.pool.get().await {
+        Ok(mut conn) => store::record_last_triggered(&mut conn, &due, now).await,
         Err(error) => Err(error.into()),
     };
-    if let Err(error) = written {
+    if let Err(error) = recorded {
         tracing::warn!(%error, "lastTriggeredAt not recorded");
     }
 }
