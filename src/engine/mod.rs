@@ -9,6 +9,7 @@ pub mod details;
 pub mod digest_windows;
 pub mod jobs;
 pub mod render;
+pub mod retention;
 pub mod runtime;
 pub mod steps;
 pub mod trigger;

@@ -24,6 +24,8 @@ pub struct WorkerSettings {
     pub providers: ProviderSettings,
     /// `HERALD_PUBLIC_URL`: where providers reach Herald's status webhooks (per-message callbacks).
     pub public_url: Option<url::Url>,
+    /// How long notifications are kept (`None`: forever); see `engine::retention`.
+    pub retention: Option<chrono::TimeDelta>,
 }
 
 impl From<&crate::config::EngineSettings> for WorkerSettings {
@@ -35,6 +37,7 @@ impl From<&crate::config::EngineSettings> for WorkerSettings {
             poll_interval: Duration::from_millis(settings.worker_poll_ms),
             providers: ProviderSettings { allow_plain_http: settings.provider_allow_http },
             public_url: None,
+            retention: (settings.retention_days > 0).then(|| chrono::TimeDelta::days(settings.retention_days.into())),
         }
     }
 }
@@ -48,6 +51,7 @@ impl Default for WorkerSettings {
             poll_interval: Duration::from_secs(1),
             providers: ProviderSettings::default(),
             public_url: None,
+            retention: Some(chrono::TimeDelta::days(30)),
         }
     }
 }

@@ -81,6 +81,8 @@ impl TestServer {
             poll_interval: Duration::from_millis(200),
             providers: Default::default(),
             public_url: None,
+            // Tests sweep explicitly (`engine::retention::sweep`).
+            retention: None,
         };
         let running = startup::start(StartOptions {
             pool: pool.clone(),

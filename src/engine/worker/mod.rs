@@ -15,6 +15,7 @@ use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
 use tokio::sync::{watch, Notify};
 
+use super::retention;
 pub use super::runtime::{WorkerSettings, WorkerShared};
 use super::steps::context::BatchContext;
 use super::steps::{run_job, StepInput};
@@ -26,6 +27,10 @@ use crate::error::{AppError, AppResult};
 pub async fn run_workers(shared: Arc<WorkerShared>, stop: watch::Receiver<bool>) {
     let wake = shared.engine.wakeup.local.clone();
     let listener = tokio::spawn(listen(shared.clone(), wake.clone(), stop.clone()));
+    let sweeper = shared
+        .settings
+        .retention
+        .map(|retention| tokio::spawn(retention::sweep_periodically(shared.clone(), retention, stop.clone())));
     let loops: Vec<_> = (0..shared.settings.concurrency.max(1))
         .map(|_| tokio::spawn(batch_loop(shared.clone(), wake.clone(), stop.clone())))
         .collect();
@@ -33,6 +38,9 @@ pub async fn run_workers(shared: Arc<WorkerShared>, stop: watch::Receiver<bool>)
         let _ = handle.await;
     }
     listener.abort();
+    if let Some(sweeper) = sweeper {
+        sweeper.abort();
+    }
 }
 
 async fn batch_loop(shared: Arc<WorkerShared>, wake: Arc<Notify>, mut stop: watch::Receiver<bool>) {

@@ -14,5 +14,6 @@ mod in_app;
 mod ingest;
 mod push_providers;
 pub mod receiver;
+mod retention;
 mod schedule;
 mod trigger;
