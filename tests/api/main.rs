@@ -13,6 +13,7 @@ mod environments;
 mod errors;
 mod grpc_surface;
 mod integrations;
+mod limits;
 mod messages;
 mod providers;
 mod subscribers;
