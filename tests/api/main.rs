@@ -8,6 +8,7 @@ mod fakes;
 mod activity;
 mod admin;
 mod auth;
+mod contention;
 mod engine;
 mod environments;
 mod errors;
