@@ -49,7 +49,7 @@ impl pb::events_service_server::EventsService for EventsGrpc {
 fn bulk_result(outcome: Result<trigger::TriggerOutcome, AppError>) -> Result<pb::TriggerEventResponse, AppError> {
     match outcome {
         Ok(outcome) => Ok(outcome.into()),
-        Err(error @ (AppError::Internal { .. } | AppError::Unavailable(_))) => Err(error),
+        Err(error @ (AppError::Internal { .. } | AppError::Unavailable(_) | AppError::OutcomeUnknown(_))) => Err(error),
         Err(error) => Ok(pb::TriggerEventResponse {
             acknowledged: false,
             status: TriggerEventStatus::Error as i32,

@@ -79,3 +79,83 @@ async fn wait_until_settled_within(server: &TestServer, limit: Duration) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// Ends the connection's own backend when a notification of `transaction_id` is written: at COMMIT when
+/// `at_commit` (a deferred constraint trigger), else at the insert itself.
+async fn cut_connection_on(server: &TestServer, transaction_id: &str, at_commit: bool) {
+    use diesel_async::SimpleAsyncConnection;
+    let schema = &server.schema;
+    let name = if at_commit { "cut_at_commit" } else { "cut_at_insert" };
+    let timing = if at_commit {
+        "CONSTRAINT TRIGGER {name} AFTER INSERT ON {schema}.notifications DEFERRABLE INITIALLY DEFERRED"
+    } else {
+        "TRIGGER {name} BEFORE INSERT ON {schema}.notifications"
+    };
+    let timing = timing.replace("{name}", name).replace("{schema}", schema);
+    let sql = format!(
+        "CREATE FUNCTION {schema}.{name}() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF NEW.transaction_id = '{transaction_id}' THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+           RETURN NEW;
+         END $$;
+         CREATE {timing} FOR EACH ROW EXECUTE FUNCTION {schema}.{name}();"
+    );
+    server.pool.get().await.unwrap().batch_execute(&sql).await.expect("fault trigger");
+}
+
+/// Triggers `transaction_id` once the server answers (a connection the fault left broken may cost a
+/// 503 first); returns the status and body.
+async fn trigger_retrying(server: &TestServer, transaction_id: &str) -> (u16, serde_json::Value) {
+    let body = json!({"name": "inbox", "to": "ada", "transactionId": transaction_id});
+    for _ in 0..5 {
+        let answer = server.send_json(Method::POST, "/v1/events/trigger", &body).await;
+        if answer.0 != 503 {
+            return answer;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("the server never recovered");
+}
+
+/// The issue's case: a trigger whose connection dies after its COMMIT was sent cannot know whether it
+/// was stored. Its 503 says the outcome is unknown and that retrying with the same transactionId is
+/// safe; one cut before COMMIT is a plain 503 (nothing was stored). Either way a retry makes exactly
+/// one notification.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_connection_lost_at_commit_says_the_trigger_outcome_is_unknown() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "inbox", json!([in_app_step()])).await;
+    cut_connection_on(&server, "cut-at-commit", true).await;
+    cut_connection_on(&server, "cut-at-insert", false).await;
+
+    let body = json!({"name": "inbox", "to": "ada", "transactionId": "cut-at-commit"});
+    let response = server.request(Method::POST, "/v1/events/trigger").json(&body).send().await.unwrap();
+    assert_eq!(response.headers()["retry-after"], "1");
+    let (status, answer) = crate::support::read_json(response).await;
+    assert_eq!(status, 503, "{answer}");
+    let message = answer["message"].as_str().unwrap();
+    assert!(message.contains("unknown") && message.contains("same transactionId"), "{message}");
+
+    let body = json!({"name": "inbox", "to": "ada", "transactionId": "cut-at-insert"});
+    let (status, answer) = server.send_json(Method::POST, "/v1/events/trigger", &body).await;
+    assert_eq!(status, 503, "{answer}");
+    assert!(!answer["message"].as_str().unwrap().contains("unknown"), "{answer}");
+
+    {
+        use diesel_async::SimpleAsyncConnection;
+        let schema = &server.schema;
+        let mut conn = server.pool.get().await.unwrap();
+        let drop = format!("DROP TRIGGER cut_at_commit ON {schema}.notifications; DROP TRIGGER cut_at_insert ON {schema}.notifications;");
+        conn.batch_execute(&drop).await.expect("fault triggers dropped");
+    }
+    for transaction_id in ["cut-at-commit", "cut-at-insert"] {
+        let (status, answer) = trigger_retrying(&server, transaction_id).await;
+        assert_eq!((status, &answer["acknowledged"]), (201, &json!(true)), "{answer}");
+        let (_, again) = trigger_retrying(&server, transaction_id).await;
+        assert_eq!(again["acknowledged"], false, "a repeat is refused: {again}");
+    }
+    wait_until_settled_within(&server, Duration::from_secs(30)).await;
+    for transaction_id in ["cut-at-commit", "cut-at-insert"] {
+        assert_eq!(messages_of(&server, transaction_id).await.len(), 1, "{transaction_id}");
+    }
+}
