@@ -7,12 +7,13 @@
 //! flushers are busy the triggers arriving meanwhile wait and leave together in the next batch. There is
 //! no timer, so an idle server adds no latency.
 //!
-//! A batch that fails as a whole on a lost connection answers every caller 503 (their outcome is
-//! unknown: the commit may have happened; a retry with the same transactionId is then refused as a
-//! duplicate, never delivered twice). Any other failure (a row PostgreSQL refuses, a deadlock) is
+//! A batch that fails as a whole on a lost connection answers every caller 503; lost at COMMIT, the 503
+//! says the outcome is unknown (the commit may have happened; a retry with the same transactionId is then
+//! refused as a duplicate, never delivered twice). Any other failure (a row PostgreSQL refuses, a deadlock) is
 //! retried one trigger per transaction, so only the trigger at fault gets the error.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, TimeDelta, Utc};
@@ -115,7 +116,9 @@ async fn dispatch(mut queued: mpsc::Receiver<Pending>, flushing: Flushing) {
 async fn flush(flushing: Flushing, batch: Vec<Pending>, _flusher: OwnedSemaphorePermit) {
     let stored = store_in_one_transaction(&flushing.pool, &batch).await;
     match stored {
-        Err(error) if batch.len() > 1 && !matches!(error, AppError::Unavailable(_)) => {
+        // Not after a lost connection: at COMMIT the batch may be stored, and its triggers would be
+        // answered as their own duplicates.
+        Err(error) if batch.len() > 1 && !matches!(error, AppError::Unavailable(_) | AppError::OutcomeUnknown(_)) => {
             tracing::warn!(%error, triggers = batch.len(), "a trigger batch failed; storing its triggers one by one");
             for pending in batch {
                 let outcome = store_in_one_transaction(&flushing.pool, std::slice::from_ref(&pending)).await;
@@ -189,7 +192,33 @@ async fn record_last_triggered(flushing: &Flushing, workflow_ids: HashSet<Uuid>,
 async fn store_in_one_transaction(pool: &DbPool, batch: &[Pending]) -> AppResult<Vec<TriggerOutcome>> {
     let mut conn = pool.get().await?;
     let triggers: Vec<&PreparedTrigger> = batch.iter().map(|pending| &pending.trigger).collect();
-    conn.transaction::<_, AppError, _>(async |conn| store_batch(conn, &triggers).await).await
+    let written = AtomicBool::new(false);
+    conn.transaction::<_, AppError, _>(async |conn| {
+        let outcomes = store_batch(conn, &triggers).await?;
+        written.store(true, Ordering::Relaxed);
+        Ok(outcomes)
+    })
+    .await
+    .map_err(|error| outcome_unknown_if_written(error, written.into_inner()))
+}
+
+/// A connection lost once every statement of the batch ran was lost at COMMIT: its triggers may or may
+/// not be stored, and each caller is told so. Retrying with the same transactionId is safe: a stored
+/// trigger refuses it as a duplicate, so nothing is sent twice. (A loss before that point rolled back:
+/// a plain 503.)
+fn outcome_unknown_if_written(error: AppError, written: bool) -> AppError {
+    match error {
+        AppError::Unavailable(cause) if written => {
+            tracing::warn!(%cause, "database connection lost while committing a trigger batch");
+            AppError::OutcomeUnknown(
+                "The database connection was lost while this trigger was being committed: whether it was stored \
+                 is unknown. Retry with the same transactionId: if it was stored, the retry is refused as already \
+                 used, so nothing is sent twice"
+                    .into(),
+            )
+        }
+        other => other,
+    }
 }
 
 /// The batch's statements, in one transaction; each trigger's outcome in batch order.
