@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::auth::ApiKeyCache;
 use crate::crypto::CredentialCipher;
 use crate::db::{DbConn, DbPool};
 use crate::engine::delivery_status::SnsCertificates;
@@ -24,6 +25,8 @@ pub struct AppState {
     pub public_url: Option<url::Url>,
     /// Amazon SNS's signing certificates (SES delivery events), fetched once per process.
     pub sns_certificates: Arc<SnsCertificates>,
+    /// API keys resolved to their environment (the authentication middleware's cache).
+    pub api_keys: ApiKeyCache,
 }
 
 impl AppState {

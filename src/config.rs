@@ -111,6 +111,10 @@ pub struct EngineSettings {
     #[arg(long, env = "HERALD_WORKER_POLL_MS", default_value_t = 1000, global = true)]
     pub worker_poll_ms: u64,
 
+    /// Days notifications (with their jobs, details and messages) are kept; 0 keeps them forever.
+    #[arg(long, env = "HERALD_RETENTION_DAYS", default_value_t = 30, global = true)]
+    pub retention_days: u32,
+
     /// Let an integration's `baseUrl` use plain http on any host (by default only on loopback hosts).
     #[arg(long, env = "HERALD_PROVIDER_ALLOW_HTTP", default_value_t = false, global = true)]
     pub provider_allow_http: bool,

@@ -84,6 +84,10 @@ pub enum AppError {
     /// 503: the database could not be reached.
     #[error("service unavailable")]
     Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// 503: the database connection was lost after a write's commit may have been sent, so whether it
+    /// was stored is unknown; the message says so and how to retry safely.
+    #[error("{0}")]
+    OutcomeUnknown(String),
     /// 500: a bug or an unexpected failure; the client sees only the `error_id`.
     #[error("Internal server error")]
     Internal {
@@ -124,7 +128,7 @@ impl AppError {
             AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::Validation(_) | AppError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             AppError::PayloadValidation(_) => StatusCode::BAD_REQUEST,
-            AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Unavailable(_) | AppError::OutcomeUnknown(_) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -140,7 +144,7 @@ impl AppError {
             AppError::NotFound(_) => Code::NotFound,
             AppError::Conflict(_) => Code::AlreadyExists,
             AppError::PayloadTooLarge(_) => Code::ResourceExhausted,
-            AppError::Unavailable(_) => Code::Unavailable,
+            AppError::Unavailable(_) | AppError::OutcomeUnknown(_) => Code::Unavailable,
             AppError::Internal { .. } => Code::Internal,
         }
     }
@@ -199,6 +203,12 @@ impl From<tonic::Status> for AppError {
 }
 
 impl AppError {
+    /// The error of a failure several callers share (a cache lookup or a batch): the error itself for
+    /// the last holder, a copy for the others.
+    pub fn from_shared(shared: Arc<AppError>) -> Self {
+        Arc::try_unwrap(shared).unwrap_or_else(|shared| shared.clone_for_response())
+    }
+
     /// A copy carrying everything a response needs (the cause of a 500 stays behind, already logged).
     fn clone_for_response(&self) -> Self {
         match self {
@@ -212,6 +222,7 @@ impl AppError {
             AppError::Unprocessable(m) => AppError::Unprocessable(m.clone()),
             AppError::PayloadValidation(errors) => AppError::PayloadValidation(errors.clone()),
             AppError::Unavailable(cause) => AppError::Unavailable(cause.to_string().into()),
+            AppError::OutcomeUnknown(m) => AppError::OutcomeUnknown(m.clone()),
             AppError::Internal { error_id, cause } => {
                 AppError::Internal { error_id: error_id.clone(), cause: cause.to_string().into() }
             }
@@ -226,6 +237,12 @@ impl From<diesel::result::Error> for AppError {
     /// server closed (a restart, an administrator's `pg_terminate_backend`) is a 503 the client may
     /// retry: the pool replaces the connection.
     fn from(error: diesel::result::Error) -> Self {
+        // A COMMIT that failed and whose rollback failed too (the connection is gone): the commit's
+        // error says why.
+        let error = match error {
+            diesel::result::Error::RollbackErrorOnCommit { commit_error, .. } => *commit_error,
+            other => other,
+        };
         if let diesel::result::Error::DatabaseError(kind, info) = &error {
             let message = info.message();
             if lost_connection(kind, message) {

@@ -5,7 +5,7 @@ use herald::config::{init_tracing, EngineSettings, GlobalSettings};
 use herald::crypto::CredentialCipher;
 use herald::db::{run_migrations, Database};
 use herald::domain::tenancy;
-use herald::engine::Clock;
+use herald::engine::{retention, Clock};
 use herald::startup::{self, StartOptions};
 use herald::{bootstrap, server};
 use uuid::Uuid;
@@ -53,6 +53,12 @@ enum AdminCommand {
     },
     /// List every environment with its organization.
     ListEnvironments,
+    /// Delete now what the worker processes' retention sweep would (notifications older than
+    /// `--older-than-days`, default `HERALD_RETENTION_DAYS`), and print what was deleted and how long it took.
+    Sweep {
+        #[arg(long)]
+        older_than_days: Option<u32>,
+    },
 }
 
 #[tokio::main]
@@ -73,7 +79,7 @@ async fn run(cli: Cli, database: &Database) -> anyhow::Result<()> {
     match cli.command {
         None | Some(Command::Serve) => serve(&cli.global, &cli.engine, database).await,
         Some(Command::Migrate) => Ok(()),
-        Some(Command::Admin(command)) => admin(command, database).await,
+        Some(Command::Admin(command)) => admin(command, &cli.engine, database).await,
     }
 }
 
@@ -102,7 +108,7 @@ async fn serve(settings: &GlobalSettings, engine_settings: &EngineSettings, data
     running.shutdown().await
 }
 
-async fn admin(command: AdminCommand, database: &Database) -> anyhow::Result<()> {
+async fn admin(command: AdminCommand, engine: &EngineSettings, database: &Database) -> anyhow::Result<()> {
     let mut conn = database.pool.get().await?;
     match command {
         AdminCommand::CreateEnvironment { organization, name } => {
@@ -119,6 +125,17 @@ async fn admin(command: AdminCommand, database: &Database) -> anyhow::Result<()>
                 let environment = summary.environment;
                 println!("{}\t{}\t{}", environment.id, summary.organization_name, environment.name);
             }
+        }
+        AdminCommand::Sweep { older_than_days } => {
+            let days = older_than_days.unwrap_or(engine.retention_days);
+            let started = std::time::Instant::now();
+            let cutoff = chrono::Utc::now() - chrono::TimeDelta::days(days.into());
+            let swept = retention::sweep(&database.pool, cutoff).await?;
+            let seconds = started.elapsed().as_secs_f64();
+            println!(
+                "deleted {} notifications and {} transactionIds older than {cutoff} in {seconds:.2} s",
+                swept.notifications, swept.transactions
+            );
         }
     }
     Ok(())

@@ -67,7 +67,7 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
         Some(listener) => {
             tracing::info!(addr = %listener.local_addr()?, "Herald is serving REST and gRPC");
             let sns_certificates = Arc::new(SnsCertificates::new(provider_settings.clone()));
-            let state = AppState { pool, cipher, engine, public_url, sns_certificates };
+            let state = AppState { pool, cipher, engine, public_url, sns_certificates, api_keys: Default::default() };
             let router = server::router(state, extra_rest_routes);
             let shutdown = async move {
                 let _ = stopped.wait_for(|stop| *stop).await;

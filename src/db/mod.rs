@@ -6,7 +6,7 @@ pub mod schema;
 pub mod schema_domain;
 
 use diesel_async::pooled_connection::deadpool::{BuildError, Object, Pool};
-use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
 use diesel_async::{AsyncConnection, AsyncMigrationHarness, AsyncPgConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 use futures_util::FutureExt;
@@ -20,8 +20,14 @@ pub type DbPool = Pool<AsyncPgConnection>;
 pub type DbConn = Object<AsyncPgConnection>;
 
 /// Builds a pool of at most `size` connections; connections are opened lazily.
+///
+/// A connection is handed out again without the `SELECT 1` round trip deadpool's default recycling
+/// sends on every checkout: one closed by the server (a restart, `pg_terminate_backend`) is already
+/// known to be closed (its socket ended) and is replaced, and one that fails under a request is
+/// dropped after that request's 503.
 pub fn build_pool(database_url: &str, size: usize) -> Result<DbPool, BuildError> {
     let mut config = ManagerConfig::default();
+    config.recycling_method = RecyclingMethod::Fast;
     config.custom_setup = Box::new(|url| establish_with_custom_plans(url).boxed());
     let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(database_url, config);
     Pool::builder(manager).max_size(size).build()

@@ -2,6 +2,7 @@
 
 pub mod activity;
 pub mod integrations;
+pub mod limits;
 pub mod messages;
 pub mod preferences;
 pub mod seed;

@@ -9,6 +9,7 @@ pub mod details;
 pub mod digest_windows;
 pub mod jobs;
 pub mod render;
+pub mod retention;
 pub mod runtime;
 pub mod steps;
 pub mod trigger;
@@ -17,6 +18,7 @@ pub mod worker;
 
 pub use clock::Clock;
 
+use crate::domain::workflows::WorkflowCache;
 use crate::error;
 
 /// What the API and the workers share about the engine.
@@ -26,6 +28,10 @@ pub struct EngineContext {
     /// The `NOTIFY` channel of this database schema's workers.
     pub wake_channel: String,
     pub wakeup: wake::Wakeup,
+    /// Workflow definitions for the trigger path.
+    pub workflows: WorkflowCache,
+    /// The group-commit queue of triggers.
+    pub ingest: trigger::ingest::Ingest,
 }
 
 impl EngineContext {
@@ -33,6 +39,7 @@ impl EngineContext {
     pub async fn start(pool: &crate::db::DbPool, clock: Clock) -> error::AppResult<Self> {
         let wake_channel = wake::wake_channel(&mut *pool.get().await?).await?;
         let wakeup = wake::Wakeup::start(pool.clone(), wake_channel.clone());
-        Ok(Self { clock, wake_channel, wakeup })
+        let ingest = trigger::ingest::Ingest::start(pool.clone(), wakeup.clone());
+        Ok(Self { clock, wake_channel, wakeup, workflows: WorkflowCache::default(), ingest })
     }
 }

@@ -24,6 +24,8 @@ pub struct WorkerSettings {
     pub providers: ProviderSettings,
     /// `HERALD_PUBLIC_URL`: where providers reach Herald's status webhooks (per-message callbacks).
     pub public_url: Option<url::Url>,
+    /// How long notifications are kept (`None`: forever); see `engine::retention`.
+    pub retention: Option<chrono::TimeDelta>,
 }
 
 impl From<&crate::config::EngineSettings> for WorkerSettings {
@@ -36,6 +38,7 @@ impl From<&crate::config::EngineSettings> for WorkerSettings {
             // `startup::start` sets the process's own (`StartOptions::provider_settings`).
             providers: ProviderSettings::default(),
             public_url: None,
+            retention: (settings.retention_days > 0).then(|| chrono::TimeDelta::days(settings.retention_days.into())),
         }
     }
 }
@@ -49,6 +52,7 @@ impl Default for WorkerSettings {
             poll_interval: Duration::from_secs(1),
             providers: ProviderSettings::default(),
             public_url: None,
+            retention: Some(chrono::TimeDelta::days(30)),
         }
     }
 }

@@ -39,7 +39,7 @@ pub fn error_response(error: AppError) -> Response {
         error_id: error.error_id().map(str::to_string),
     };
     let mut response = status.into_response();
-    if matches!(error, AppError::Unavailable(_)) {
+    if matches!(error, AppError::Unavailable(_) | AppError::OutcomeUnknown(_)) {
         // The database is away for now: a client (the official SDKs retry 5xx) may come back shortly.
         response
             .headers_mut()
@@ -223,6 +223,12 @@ mod tests {
                 Code::Unavailable,
                 body(503, "Service Unavailable", "service unavailable"),
             ),
+            (
+                AppError::OutcomeUnknown("maybe stored".into()),
+                503,
+                Code::Unavailable,
+                body(503, "Service Unavailable", "maybe stored"),
+            ),
             (internal, 500, Code::Internal, {
                 let mut body = body(500, "Internal Server Error", "Internal server error");
                 body["errorId"] = json!("e1");
@@ -243,7 +249,7 @@ mod tests {
     #[test]
     fn only_a_503_tells_the_client_when_to_retry() {
         for (error, ..) in every_variant() {
-            let unavailable = matches!(error, AppError::Unavailable(_));
+            let unavailable = matches!(error, AppError::Unavailable(_) | AppError::OutcomeUnknown(_));
             let retry_after = error_response(error).headers().get(http::header::RETRY_AFTER).cloned();
             assert_eq!(retry_after.is_some(), unavailable, "{retry_after:?}");
         }

@@ -2,7 +2,7 @@
 
 use tonic::{Request, Response, Status};
 
-use crate::auth::tenant_of;
+use super::accept;
 use crate::domain::tenancy::{self, Environment};
 use crate::proto::herald::v1 as pb;
 use crate::wire::format_timestamp;
@@ -27,7 +27,7 @@ impl pb::environments_service_server::EnvironmentsService for EnvironmentsGrpc {
         &self,
         request: Request<pb::GetCurrentEnvironmentRequest>,
     ) -> Result<Response<pb::GetCurrentEnvironmentResponse>, Status> {
-        let tenant = tenant_of(&request)?;
+        let (tenant, _) = accept(request)?;
         let mut conn = self.state.connection().await?;
         let environment = tenancy::get_environment(&mut conn, tenant.environment_id).await?;
         Ok(Response::new(pb::GetCurrentEnvironmentResponse { environment: Some(environment.into()) }))

@@ -2,7 +2,7 @@
 
 use tonic::{Request, Response, Status};
 
-use crate::auth::tenant_of;
+use super::accept;
 use crate::engine::trigger;
 use crate::error::AppError;
 use crate::proto::herald::v1 as pb;
@@ -16,10 +16,8 @@ impl pb::events_service_server::EventsService for EventsGrpc {
         &self,
         request: Request<pb::TriggerEventRequest>,
     ) -> Result<Response<pb::TriggerEventResponse>, Status> {
-        let tenant = tenant_of(&request)?;
-        let mut conn = self.state.connection().await?;
-        let outcome =
-            trigger::trigger_event(&mut conn, &self.state.engine, tenant, request.into_inner().into()).await?;
+        let (tenant, message) = accept(request)?;
+        let outcome = trigger::trigger_event(&self.state.pool, &self.state.engine, tenant, message.into()).await?;
         Ok(Response::new(outcome.into()))
     }
 
@@ -27,10 +25,9 @@ impl pb::events_service_server::EventsService for EventsGrpc {
         &self,
         request: Request<pb::TriggerEventBulkRequest>,
     ) -> Result<Response<pb::TriggerEventBulkResponse>, Status> {
-        let tenant = tenant_of(&request)?;
-        let requests = request.into_inner().events.into_iter().map(Into::into).collect();
-        let mut conn = self.state.connection().await?;
-        let outcomes = trigger::trigger_bulk(&mut conn, &self.state.engine, tenant, requests).await?;
+        let (tenant, message) = accept(request)?;
+        let requests = message.events.into_iter().map(Into::into).collect();
+        let outcomes = trigger::trigger_bulk(&self.state.pool, &self.state.engine, tenant, requests).await?;
         let results = outcomes.into_iter().map(bulk_result).collect::<Result<_, AppError>>()?;
         Ok(Response::new(pb::TriggerEventBulkResponse { results }))
     }
@@ -39,8 +36,8 @@ impl pb::events_service_server::EventsService for EventsGrpc {
         &self,
         request: Request<pb::CancelTriggeredEventRequest>,
     ) -> Result<Response<pb::CancelTriggeredEventResponse>, Status> {
-        let tenant = tenant_of(&request)?;
-        let transaction_id = request.into_inner().transaction_id;
+        let (tenant, message) = accept(request)?;
+        let transaction_id = message.transaction_id;
         let mut conn = self.state.connection().await?;
         let count = trigger::cancel_transaction(&mut conn, &self.state.engine, tenant, &transaction_id).await?;
         Ok(Response::new(pb::CancelTriggeredEventResponse { canceled: count > 0, canceled_job_count: count as i32 }))
@@ -52,7 +49,7 @@ impl pb::events_service_server::EventsService for EventsGrpc {
 fn bulk_result(outcome: Result<trigger::TriggerOutcome, AppError>) -> Result<pb::TriggerEventResponse, AppError> {
     match outcome {
         Ok(outcome) => Ok(outcome.into()),
-        Err(error @ (AppError::Internal { .. } | AppError::Unavailable(_))) => Err(error),
+        Err(error @ (AppError::Internal { .. } | AppError::Unavailable(_) | AppError::OutcomeUnknown(_))) => Err(error),
         Err(error) => Ok(pb::TriggerEventResponse {
             acknowledged: false,
             status: TriggerEventStatus::Error as i32,

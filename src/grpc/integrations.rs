@@ -3,8 +3,8 @@
 use serde_json::Value;
 use tonic::{Request, Response, Status};
 
+use super::accept;
 use super::convert::enum_name;
-use crate::auth::tenant_of;
 use crate::domain::integrations::{self, Integration, IntegrationChanges, NewIntegration};
 use crate::domain::validation::Validator;
 use crate::error::{AppError, AppResult};
@@ -143,8 +143,8 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
         &self,
         request: Request<pb::CreateIntegrationRequest>,
     ) -> Result<Response<pb::CreateIntegrationResponse>, Status> {
-        let tenant = tenant_of(&request)?;
-        let new = NewIntegration::try_from(request.into_inner())?;
+        let (tenant, message) = accept(request)?;
+        let new = NewIntegration::try_from(message)?;
         let mut conn = self.state.connection().await?;
         let created = integrations::create_integration(&mut conn, &self.state.cipher, tenant, new).await?;
         Ok(Response::new(pb::CreateIntegrationResponse { integration: Some(to_proto(created, false)?) }))
@@ -154,9 +154,9 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
         &self,
         request: Request<pb::GetIntegrationRequest>,
     ) -> Result<Response<pb::GetIntegrationResponse>, Status> {
-        let tenant = tenant_of(&request)?;
+        let (tenant, message) = accept(request)?;
         let mut conn = self.state.connection().await?;
-        let id = &request.get_ref().integration_id;
+        let id = &message.integration_id;
         let found = integrations::get_integration(&mut conn, &self.state.cipher, tenant, id).await?;
         Ok(Response::new(pb::GetIntegrationResponse { integration: Some(to_proto(found, false)?) }))
     }
@@ -165,7 +165,7 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
         &self,
         request: Request<pb::ListIntegrationsRequest>,
     ) -> Result<Response<pb::ListIntegrationsResponse>, Status> {
-        let tenant = tenant_of(&request)?;
+        let (tenant, _) = accept(request)?;
         let mut conn = self.state.connection().await?;
         let listed = integrations::list_integrations(&mut conn, &self.state.cipher, tenant).await?;
         Ok(Response::new(pb::ListIntegrationsResponse { integrations: all_to_proto(listed, false)? }))
@@ -175,10 +175,10 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
         &self,
         request: Request<pb::UpdateIntegrationRequest>,
     ) -> Result<Response<pb::UpdateIntegrationResponse>, Status> {
-        let tenant = tenant_of(&request)?;
-        let changes = IntegrationChanges::try_from(request.get_ref())?;
+        let (tenant, message) = accept(request)?;
+        let changes = IntegrationChanges::try_from(&message)?;
         let mut conn = self.state.connection().await?;
-        let id = &request.get_ref().integration_id;
+        let id = &message.integration_id;
         let updated = integrations::update_integration(&mut conn, &self.state.cipher, tenant, id, changes).await?;
         Ok(Response::new(pb::UpdateIntegrationResponse { integration: Some(to_proto(updated, false)?) }))
     }
@@ -187,9 +187,9 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
         &self,
         request: Request<pb::DeleteIntegrationRequest>,
     ) -> Result<Response<pb::DeleteIntegrationResponse>, Status> {
-        let tenant = tenant_of(&request)?;
+        let (tenant, message) = accept(request)?;
         let mut conn = self.state.connection().await?;
-        let id = &request.get_ref().integration_id;
+        let id = &message.integration_id;
         let remaining = integrations::delete_integration(&mut conn, &self.state.cipher, tenant, id).await?;
         Ok(Response::new(pb::DeleteIntegrationResponse { integrations: all_to_proto(remaining, false)? }))
     }
@@ -198,9 +198,9 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
         &self,
         request: Request<pb::SetIntegrationAsPrimaryRequest>,
     ) -> Result<Response<pb::SetIntegrationAsPrimaryResponse>, Status> {
-        let tenant = tenant_of(&request)?;
+        let (tenant, message) = accept(request)?;
         let mut conn = self.state.connection().await?;
-        let id = &request.get_ref().integration_id;
+        let id = &message.integration_id;
         let primary = integrations::set_primary(&mut conn, &self.state.cipher, tenant, id).await?;
         Ok(Response::new(pb::SetIntegrationAsPrimaryResponse { integration: Some(to_proto(primary, false)?) }))
     }
@@ -209,7 +209,7 @@ impl pb::integrations_service_server::IntegrationsService for IntegrationsGrpc {
         &self,
         request: Request<pb::ListActiveIntegrationsRequest>,
     ) -> Result<Response<pb::ListActiveIntegrationsResponse>, Status> {
-        let tenant = tenant_of(&request)?;
+        let (tenant, _) = accept(request)?;
         let mut conn = self.state.connection().await?;
         let active = integrations::list_active_integrations(&mut conn, &self.state.cipher, tenant).await?;
         Ok(Response::new(pb::ListActiveIntegrationsResponse { integrations: all_to_proto(active, true)? }))

@@ -2,8 +2,8 @@
 
 use tonic::{Request, Response, Status};
 
+use super::accept;
 use super::messages_convert::{mark_as, messages_to_proto};
-use crate::auth::tenant_of;
 use crate::domain::messages;
 use crate::proto::herald::v1 as pb;
 
@@ -15,9 +15,9 @@ impl pb::messages_service_server::MessagesService for MessagesGrpc {
         &self,
         request: Request<pb::ListMessagesRequest>,
     ) -> Result<Response<pb::ListMessagesResponse>, Status> {
-        let tenant = tenant_of(&request)?;
+        let (tenant, message) = accept(request)?;
         let mut conn = self.state.connection().await?;
-        let page = messages::list_messages(&mut conn, tenant, request.into_inner().into()).await?;
+        let page = messages::list_messages(&mut conn, tenant, message.into()).await?;
         Ok(Response::new(page.try_into()?))
     }
 
@@ -25,8 +25,7 @@ impl pb::messages_service_server::MessagesService for MessagesGrpc {
         &self,
         request: Request<pb::MarkMessagesAsRequest>,
     ) -> Result<Response<pb::MarkMessagesAsResponse>, Status> {
-        let tenant = tenant_of(&request)?;
-        let message = request.into_inner();
+        let (tenant, message) = accept(request)?;
         let mut conn = self.state.connection().await?;
         let updated = messages::mark_messages_as(
             &mut conn,

@@ -41,7 +41,19 @@ use tonic::server::NamedService;
 use tower::ServiceExt;
 
 use crate::app::{AppState, MAX_REQUEST_BYTES};
+use crate::auth::tenant_of;
+use crate::domain::limits::check_bounds;
+use crate::domain::tenancy::Tenant;
 use crate::proto::herald::v1 as pb;
+
+/// The tenant and message of a request whose every value is within the API's bounds: the first step
+/// of every method, so no oversized value reaches the database, whichever transport it came by.
+pub(crate) fn accept<T: serde::Serialize>(request: tonic::Request<T>) -> Result<(Tenant, T), tonic::Status> {
+    let tenant = tenant_of(&request)?;
+    let message = request.into_inner();
+    check_bounds(&message)?;
+    Ok((tenant, message))
+}
 
 /// One instance of every Herald gRPC service, shared by the gRPC router and the REST layer.
 #[derive(Clone)]

@@ -2,7 +2,7 @@
 
 use tonic::{Request, Response, Status};
 
-use crate::auth::tenant_of;
+use super::accept;
 use crate::domain::activity;
 use crate::proto::herald::v1 as pb;
 
@@ -14,9 +14,9 @@ impl pb::notifications_service_server::NotificationsService for NotificationsGrp
         &self,
         request: Request<pb::ListNotificationsRequest>,
     ) -> Result<Response<pb::ListNotificationsResponse>, Status> {
-        let tenant = tenant_of(&request)?;
+        let (tenant, message) = accept(request)?;
         let mut conn = self.state.connection().await?;
-        let page = activity::list_notifications(&mut conn, tenant, request.into_inner().into()).await?;
+        let page = activity::list_notifications(&mut conn, tenant, message.into()).await?;
         Ok(Response::new(page.into()))
     }
 
@@ -24,8 +24,8 @@ impl pb::notifications_service_server::NotificationsService for NotificationsGrp
         &self,
         request: Request<pb::GetNotificationRequest>,
     ) -> Result<Response<pb::GetNotificationResponse>, Status> {
-        let tenant = tenant_of(&request)?;
-        let notification_id = request.into_inner().notification_id;
+        let (tenant, message) = accept(request)?;
+        let notification_id = message.notification_id;
         let mut conn = self.state.connection().await?;
         let event = activity::get_notification(&mut conn, tenant, &notification_id).await?;
         Ok(Response::new(pb::GetNotificationResponse { notification: Some(event.into()) }))

@@ -2,18 +2,11 @@
 
 use tonic::{Request, Response, Status};
 
-use crate::auth::tenant_of;
-use crate::domain::tenancy::Tenant;
+use super::accept;
 use crate::domain::{preferences, subscribers};
 use crate::proto::herald::v1 as pb;
 
 super::service_shell!(SubscribersGrpc);
-
-/// The tenant and message of a request.
-fn tenant_and_message<T>(request: Request<T>) -> Result<(Tenant, T), Status> {
-    let tenant = tenant_of(&request)?;
-    Ok((tenant, request.into_inner()))
-}
 
 #[tonic::async_trait]
 impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
@@ -21,7 +14,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         &self,
         request: Request<pb::CreateSubscriberRequest>,
     ) -> Result<Response<pb::CreateSubscriberResponse>, Status> {
-        let (tenant, message) = tenant_and_message(request)?;
+        let (tenant, message) = accept(request)?;
         let mut conn = self.state.connection().await?;
         let created = subscribers::create_subscriber(&mut conn, tenant, message.into()).await?;
         Ok(Response::new(pb::CreateSubscriberResponse { subscriber: Some(created.try_into()?) }))
@@ -31,7 +24,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         &self,
         request: Request<pb::GetSubscriberRequest>,
     ) -> Result<Response<pb::GetSubscriberResponse>, Status> {
-        let (tenant, message) = tenant_and_message(request)?;
+        let (tenant, message) = accept(request)?;
         let mut conn = self.state.connection().await?;
         let found = subscribers::get_subscriber(&mut conn, tenant, &message.subscriber_id).await?;
         Ok(Response::new(pb::GetSubscriberResponse { subscriber: Some(found.try_into()?) }))
@@ -41,7 +34,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         &self,
         request: Request<pb::UpdateSubscriberRequest>,
     ) -> Result<Response<pb::UpdateSubscriberResponse>, Status> {
-        let (tenant, message) = tenant_and_message(request)?;
+        let (tenant, message) = accept(request)?;
         let subscriber_id = message.subscriber_id.clone();
         let mut conn = self.state.connection().await?;
         let updated = subscribers::update_subscriber(&mut conn, tenant, &subscriber_id, message.into()).await?;
@@ -52,7 +45,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         &self,
         request: Request<pb::DeleteSubscriberRequest>,
     ) -> Result<Response<pb::DeleteSubscriberResponse>, Status> {
-        let (tenant, message) = tenant_and_message(request)?;
+        let (tenant, message) = accept(request)?;
         let mut conn = self.state.connection().await?;
         subscribers::delete_subscriber(&mut conn, tenant, &message.subscriber_id).await?;
         Ok(Response::new(pb::DeleteSubscriberResponse { acknowledged: true, status: "deleted".into() }))
@@ -62,7 +55,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         &self,
         request: Request<pb::SearchSubscribersRequest>,
     ) -> Result<Response<pb::SearchSubscribersResponse>, Status> {
-        let (tenant, message) = tenant_and_message(request)?;
+        let (tenant, message) = accept(request)?;
         let mut conn = self.state.connection().await?;
         let page = subscribers::search_subscribers(&mut conn, tenant, message.into()).await?;
         Ok(Response::new(page.try_into()?))
@@ -72,7 +65,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         &self,
         request: Request<pb::UpsertSubscriberCredentialsRequest>,
     ) -> Result<Response<pb::UpsertSubscriberCredentialsResponse>, Status> {
-        let (tenant, message) = tenant_and_message(request)?;
+        let (tenant, message) = accept(request)?;
         let subscriber_id = message.subscriber_id.clone();
         let mut conn = self.state.connection().await?;
         let updated = subscribers::upsert_credentials(&mut conn, tenant, &subscriber_id, message.into()).await?;
@@ -83,7 +76,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         &self,
         request: Request<pb::GetSubscriberPreferencesRequest>,
     ) -> Result<Response<pb::GetSubscriberPreferencesResponse>, Status> {
-        let (tenant, message) = tenant_and_message(request)?;
+        let (tenant, message) = accept(request)?;
         let mut conn = self.state.connection().await?;
         let found = preferences::get_preferences(&mut conn, tenant, &message.subscriber_id).await?;
         Ok(Response::new(pb::GetSubscriberPreferencesResponse { preferences: Some(found.try_into()?) }))
@@ -93,7 +86,7 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         &self,
         request: Request<pb::UpdateSubscriberPreferencesRequest>,
     ) -> Result<Response<pb::UpdateSubscriberPreferencesResponse>, Status> {
-        let (tenant, message) = tenant_and_message(request)?;
+        let (tenant, message) = accept(request)?;
         let subscriber_id = message.subscriber_id.clone();
         let update = message.try_into()?;
         let mut conn = self.state.connection().await?;

@@ -3,7 +3,7 @@
 use serde_json::Value;
 use tonic::{Request, Response, Status};
 
-use crate::auth::tenant_of;
+use super::accept;
 use crate::domain::workflows::{self as domain, WorkflowQuery};
 use crate::error::{AppError, AppResult};
 use crate::proto::herald::v1 as pb;
@@ -20,10 +20,11 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
         &self,
         request: Request<pb::CreateWorkflowRequest>,
     ) -> Result<Response<pb::CreateWorkflowResponse>, Status> {
-        let tenant = tenant_of(&request)?;
-        let input = request.into_inner().workflow.ok_or_else(missing_workflow)?;
+        let (tenant, message) = accept(request)?;
+        let input = message.workflow.ok_or_else(missing_workflow)?;
         let mut conn = self.state.connection().await?;
         let created = domain::create_workflow(&mut conn, tenant, input.into()).await?;
+        self.state.engine.workflows.invalidate();
         Ok(Response::new(pb::CreateWorkflowResponse { workflow: Some((&created).try_into()?) }))
     }
 
@@ -31,9 +32,9 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
         &self,
         request: Request<pb::GetWorkflowRequest>,
     ) -> Result<Response<pb::GetWorkflowResponse>, Status> {
-        let tenant = tenant_of(&request)?;
+        let (tenant, message) = accept(request)?;
         let mut conn = self.state.connection().await?;
-        let found = domain::get_workflow(&mut conn, tenant, &request.get_ref().workflow_id).await?;
+        let found = domain::get_workflow(&mut conn, tenant, &message.workflow_id).await?;
         Ok(Response::new(pb::GetWorkflowResponse { workflow: Some((&found).try_into()?) }))
     }
 
@@ -41,8 +42,7 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
         &self,
         request: Request<pb::ListWorkflowsRequest>,
     ) -> Result<Response<pb::ListWorkflowsResponse>, Status> {
-        let tenant = tenant_of(&request)?;
-        let message = request.into_inner();
+        let (tenant, message) = accept(request)?;
         let query = WorkflowQuery {
             offset: message.offset.map(i64::from),
             limit: message.limit.map(i64::from),
@@ -59,11 +59,11 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
         &self,
         request: Request<pb::UpdateWorkflowRequest>,
     ) -> Result<Response<pb::UpdateWorkflowResponse>, Status> {
-        let tenant = tenant_of(&request)?;
-        let message = request.into_inner();
+        let (tenant, message) = accept(request)?;
         let input = message.workflow.ok_or_else(missing_workflow)?;
         let mut conn = self.state.connection().await?;
         let updated = domain::update_workflow(&mut conn, tenant, &message.workflow_id, input.into()).await?;
+        self.state.engine.workflows.invalidate();
         Ok(Response::new(pb::UpdateWorkflowResponse { workflow: Some((&updated).try_into()?) }))
     }
 
@@ -71,9 +71,10 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
         &self,
         request: Request<pb::DeleteWorkflowRequest>,
     ) -> Result<Response<pb::DeleteWorkflowResponse>, Status> {
-        let tenant = tenant_of(&request)?;
+        let (tenant, message) = accept(request)?;
         let mut conn = self.state.connection().await?;
-        domain::delete_workflow(&mut conn, tenant, &request.get_ref().workflow_id).await?;
+        domain::delete_workflow(&mut conn, tenant, &message.workflow_id).await?;
+        self.state.engine.workflows.invalidate();
         Ok(Response::new(pb::DeleteWorkflowResponse {}))
     }
 }

@@ -1,7 +1,7 @@
 //! Subscribers, their channel credentials and preferences over REST and gRPC.
 
 mod credentials;
-mod fixtures;
+pub mod fixtures;
 mod grpc;
 mod preferences;
 mod profile;

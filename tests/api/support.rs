@@ -56,28 +56,55 @@ impl TestServer {
 
     /// Starts Herald with `extra_rest_routes` mounted beside the real ones (to provoke failures).
     pub async fn start_with(extra_rest_routes: Router) -> Self {
-        Self::start_full(extra_rest_routes, true, false, LOOPBACK_ALLOWED).await
+        Self::start_full(extra_rest_routes, Some(2), false, LOOPBACK_ALLOWED).await
     }
 
     /// Starts Herald with `outbound_allow` as its `HERALD_OUTBOUND_ALLOW` instead of the loopback ranges
     /// the other starts allow (`""`: the production default, nothing but global addresses).
     pub async fn start_with_outbound_allow(outbound_allow: &str) -> Self {
-        Self::start_full(Router::new(), true, false, outbound_allow).await
+        Self::start_full(Router::new(), Some(2), false, outbound_allow).await
     }
 
     /// Starts Herald with `HERALD_PUBLIC_URL` set to its own address, as a deployment that tells
     /// providers where to post delivery status.
     pub async fn start_public() -> Self {
-        Self::start_full(Router::new(), true, true, LOOPBACK_ALLOWED).await
+        Self::start_full(Router::new(), Some(2), true, LOOPBACK_ALLOWED).await
     }
 
     /// Starts the API without workers (`--role api`): triggered jobs stay where the trigger left them.
     pub async fn start_api_only() -> Self {
-        Self::start_full(Router::new(), false, false, LOOPBACK_ALLOWED).await
+        Self::start_full(Router::new(), None, false, LOOPBACK_ALLOWED).await
     }
 
-    async fn start_full(extra_rest_routes: Router, with_workers: bool, public: bool, outbound_allow: &str) -> Self {
+    /// Starts Herald with a single worker loop: every due job is claimed by the same loop, so jobs that
+    /// fall due together run in one batch.
+    pub async fn start_with_one_worker_loop() -> Self {
+        Self::start_full(Router::new(), Some(1), false, LOOPBACK_ALLOWED).await
+    }
+
+    /// Starts Herald on `database_url` (which names its `application_name`), a database of its own.
+    pub async fn start_on(database_url: String) -> Self {
+        Self::start_with_database(database_url, Router::new(), Some(2), false, LOOPBACK_ALLOWED).await
+    }
+
+    /// `worker_loops`: `None` for an API-only process.
+    async fn start_full(
+        extra_rest_routes: Router,
+        worker_loops: Option<usize>,
+        public: bool,
+        outbound_allow: &str,
+    ) -> Self {
         let database_url = fresh_schema_url().await;
+        Self::start_with_database(database_url, extra_rest_routes, worker_loops, public, outbound_allow).await
+    }
+
+    async fn start_with_database(
+        database_url: String,
+        extra_rest_routes: Router,
+        worker_loops: Option<usize>,
+        public: bool,
+        outbound_allow: &str,
+    ) -> Self {
         let schema = schema_of(&database_url);
         run_migrations(&database_url).await.expect("migrations apply");
         let pool = build_pool(&database_url, 8).expect("pool");
@@ -89,19 +116,21 @@ impl TestServer {
         let addr = listener.local_addr().expect("addr");
         let clock = Clock::system();
         let settings = WorkerSettings {
-            concurrency: 2,
+            concurrency: worker_loops.unwrap_or(1),
             batch_size: 50,
             lease: Duration::from_secs(30),
             poll_interval: Duration::from_millis(200),
             providers: Default::default(),
             public_url: None,
+            // Tests sweep explicitly (`engine::retention::sweep`).
+            retention: None,
         };
         let running = startup::start(StartOptions {
             pool: pool.clone(),
             cipher: herald::crypto::CredentialCipher::random(),
             clock: clock.clone(),
             listener: Some(listener),
-            workers: with_workers.then_some(settings),
+            workers: worker_loops.map(|_| settings),
             extra_rest_routes,
             public_url: public.then(|| format!("http://{addr}").parse().expect("a URL")),
             provider_settings: provider_settings(outbound_allow),
@@ -294,4 +323,63 @@ async fn execute(sql: &str) {
     use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
     let mut conn = AsyncPgConnection::establish(&database_url(TEST_DATABASE)).await.expect("connect");
     conn.batch_execute(sql).await.unwrap_or_else(|error| panic!("{sql}: {error}"));
+}
+
+/// A private PostgreSQL cluster for one test that disturbs the whole server (a restart); stopped and
+/// removed when dropped.
+pub struct DedicatedCluster {
+    cluster: LocalCluster,
+    data_dir: std::path::PathBuf,
+}
+
+impl DedicatedCluster {
+    pub fn start() -> Self {
+        let data_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+            "postgres-dedicated-{}-{}",
+            std::process::id(),
+            Uuid::new_v4().simple()
+        ));
+        // Durable commits (the default): with `synchronous_commit=off` a commit acknowledged just before a
+        // server crash is lost by design, and Herald acknowledges a trigger only once it is committed.
+        // Skipping fsync is safe here: the machine does not crash, only PostgreSQL.
+        let settings = ["fsync=off", "full_page_writes=off"];
+        let cluster = LocalCluster::start_or_reuse(&data_dir, &settings).expect("a dedicated cluster");
+        Self { cluster, data_dir }
+    }
+
+    /// Its `postgres` database, the connections named `dedicated` (as a schema URL names them).
+    pub fn database_url(&self) -> String {
+        format!("{}?application_name=dedicated", self.cluster.database_url("postgres"))
+    }
+
+    /// Kills one of the server's backends with SIGKILL: the postmaster then ends every connection and
+    /// reinitialises (crash recovery) on the same port, as after a crash of the database server.
+    pub async fn crash_restart(&self) {
+        use diesel::sql_types::Integer;
+        use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+        #[derive(diesel::QueryableByName)]
+        struct Backend {
+            #[diesel(sql_type = Integer)]
+            pid: i32,
+        }
+        let mut conn = AsyncPgConnection::establish(&self.cluster.database_url("postgres")).await.expect("connect");
+        let backend: Backend =
+            diesel::sql_query("SELECT pg_backend_pid() AS pid").get_result(&mut conn).await.expect("pid");
+        let killed = std::process::Command::new("kill").args(["-9", &backend.pid.to_string()]).status().expect("kill");
+        assert!(killed.success(), "SIGKILL to backend {}", backend.pid);
+    }
+
+    /// How many times the server reinitialised after a crashed backend, from its log.
+    pub fn crash_restarts(&self) -> usize {
+        let log = std::fs::read_to_string(self.data_dir.join("server.log")).unwrap_or_default();
+        log.matches("all server processes terminated; reinitializing").count()
+    }
+}
+
+impl Drop for DedicatedCluster {
+    fn drop(&mut self) {
+        self.cluster.stop();
+        let _ = std::fs::remove_dir_all(&self.data_dir);
+        let _ = std::fs::remove_file(self.data_dir.with_extension("lock"));
+    }
 }

@@ -15,6 +15,19 @@ pub enum Protocol {
     Grpc,
 }
 
+/// What each request of the run is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RequestKind {
+    /// A trigger of `--workflow`.
+    Trigger,
+    /// An authenticated `GET /v1/environments/me` (REST): what authentication and a small read cost.
+    Read,
+    /// `GET /v1/environments/me` without a key: a 401 Herald answers without the database, the
+    /// baseline other rates are divided by (the machine is noisy; ratios are not).
+    Unauthenticated,
+}
+
 /// Measures Herald's trigger path: trigger latency and throughput, then (optionally) how long the
 /// triggered in-app messages take to exist.
 #[derive(Debug, Clone, Parser)]
@@ -31,6 +44,10 @@ pub struct Args {
     /// File holding the API key (the one `herald` writes on its first start).
     #[arg(long, default_value = ".herald/api-key")]
     pub api_key_file: PathBuf,
+
+    /// What to send: triggers, or the requests that measure authentication (no message wait).
+    #[arg(long, value_enum, default_value_t = RequestKind::Trigger)]
+    pub request: RequestKind,
 
     /// API used for the triggers.
     #[arg(long, value_enum, default_value_t = Protocol::Rest)]
@@ -90,11 +107,14 @@ impl Args {
     /// Whether to wait for the messages after the trigger phase.
     pub fn wait(&self) -> bool {
         // The two flags override each other, so at most one is set.
-        self.wait_for_messages || !self.no_wait
+        self.request == RequestKind::Trigger && (self.wait_for_messages || !self.no_wait)
     }
 
     /// Checks combinations clap cannot express.
     pub fn validate(&self) -> Result<(), String> {
+        if self.request != RequestKind::Trigger && self.protocol != Protocol::Rest {
+            return Err("--request read and --request unauthenticated are REST requests: use --protocol rest".into());
+        }
         if u64::from(self.recipients_per_trigger) > self.subscribers {
             return Err(format!(
                 "--recipients-per-trigger ({}) exceeds --subscribers ({}): recipients of a trigger must be distinct",
@@ -159,6 +179,7 @@ mod tests {
         let args = parse(&[]).unwrap();
         assert_eq!(args.url, "http://127.0.0.1:3000");
         assert_eq!(args.protocol, Protocol::Rest);
+        assert_eq!(args.request, RequestKind::Trigger);
         assert_eq!(
             (args.concurrency, args.triggers, args.subscribers, args.recipients_per_trigger),
             (64, 20_000, 1000, 1)
@@ -193,6 +214,16 @@ mod tests {
         assert_eq!((args.concurrency, args.triggers, args.recipients_per_trigger), (8, 10, 3));
         assert!(!args.wait());
         assert!(args.json);
+    }
+
+    #[test]
+    fn authentication_probes_are_rest_requests_that_wait_for_no_message() {
+        let read = parse(&["--request", "read"]).unwrap();
+        assert_eq!(read.request, RequestKind::Read);
+        assert!(read.validate().is_ok());
+        assert!(!read.wait());
+        let grpc = parse(&["--request", "unauthenticated", "--protocol", "grpc"]).unwrap();
+        assert!(grpc.validate().unwrap_err().contains("--protocol rest"));
     }
 
     #[test]

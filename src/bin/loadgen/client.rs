@@ -26,8 +26,23 @@ pub type Outcome = Result<(), String>;
 
 /// A client of the trigger endpoint.
 pub enum TriggerClient {
-    Rest { http: reqwest::Client, endpoint: String, authorization: String },
-    Grpc { channels: Vec<EventsServiceClient<Channel>>, next: AtomicUsize, authorization: MetadataValue<Ascii> },
+    Rest {
+        http: reqwest::Client,
+        endpoint: String,
+        authorization: String,
+    },
+    Grpc {
+        channels: Vec<EventsServiceClient<Channel>>,
+        next: AtomicUsize,
+        authorization: MetadataValue<Ascii>,
+    },
+    /// `GET /v1/environments/me` with the key (answered 200) or without it (answered 401); the spec is
+    /// ignored.
+    Read {
+        http: reqwest::Client,
+        endpoint: String,
+        authorization: Option<String>,
+    },
 }
 
 /// The answer body of `POST /v1/events/trigger` (the fields the load generator reads).
@@ -39,16 +54,21 @@ struct RestAnswer {
 }
 
 impl TriggerClient {
-    /// A REST client with a connection pool as large as the concurrency.
+    /// A REST client of the trigger endpoint.
     pub fn rest(base_url: &str, api_key: &str, concurrency: usize, timeout: Duration) -> anyhow::Result<Self> {
-        let http = reqwest::Client::builder()
-            .pool_max_idle_per_host(concurrency)
-            .tcp_nodelay(true)
-            .timeout(timeout)
-            .connect_timeout(Duration::from_secs(5))
-            .build()?;
         let endpoint = format!("{}/v1/events/trigger", base_url.trim_end_matches('/'));
-        Ok(Self::Rest { http, endpoint, authorization: format!("ApiKey {api_key}") })
+        Ok(Self::Rest {
+            http: http_client(concurrency, timeout)?,
+            endpoint,
+            authorization: format!("ApiKey {api_key}"),
+        })
+    }
+
+    /// A client of `GET /v1/environments/me`, authenticated with `api_key` when given.
+    pub fn read(base_url: &str, api_key: Option<&str>, concurrency: usize, timeout: Duration) -> anyhow::Result<Self> {
+        let endpoint = format!("{}/v1/environments/me", base_url.trim_end_matches('/'));
+        let authorization = api_key.map(|key| format!("ApiKey {key}"));
+        Ok(Self::Read { http: http_client(concurrency, timeout)?, endpoint, authorization })
     }
 
     /// A gRPC client over `connections` HTTP/2 connections, connected now so that an unreachable
@@ -95,8 +115,34 @@ impl TriggerClient {
                 let status = TriggerEventStatus::try_from(answer.status).map_or("unknown status", |s| s.as_str_name());
                 acknowledged(answer.acknowledged, status)
             }
+            Self::Read { http, endpoint, authorization } => {
+                let mut request = http.get(endpoint);
+                if let Some(authorization) = authorization {
+                    request = request.header(reqwest::header::AUTHORIZATION, authorization);
+                }
+                let response = request.send().await.map_err(|error| reqwest_failure(&error))?;
+                let status = response.status().as_u16();
+                // Read the body, so that the connection is reused.
+                response.bytes().await.map_err(|error| reqwest_failure(&error))?;
+                let expected = if authorization.is_some() { 200 } else { 401 };
+                if status == expected {
+                    Ok(())
+                } else {
+                    Err(format!("HTTP {status}"))
+                }
+            }
         }
     }
+}
+
+/// An HTTP/1.1 client with a connection pool as large as the concurrency.
+fn http_client(concurrency: usize, timeout: Duration) -> anyhow::Result<reqwest::Client> {
+    Ok(reqwest::Client::builder()
+        .pool_max_idle_per_host(concurrency)
+        .tcp_nodelay(true)
+        .timeout(timeout)
+        .connect_timeout(Duration::from_secs(5))
+        .build()?)
 }
 
 fn acknowledged(acknowledged: bool, status: &str) -> Outcome {

@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use crate::args::{Args, Protocol};
+use crate::args::{Args, Protocol, RequestKind};
 use crate::client::TriggerClient;
 use crate::messages::Listing;
 use crate::report::{Report, Setup};
@@ -46,9 +46,13 @@ async fn run(args: Args) -> anyhow::Result<Report> {
     let api_key = args.resolve_api_key().map_err(anyhow::Error::msg)?;
     let timeout = Duration::from_secs(args.request_timeout_secs);
     let concurrency = args.concurrency as usize;
-    let client = match args.protocol {
-        Protocol::Rest => TriggerClient::rest(&args.url, &api_key, concurrency, timeout)?,
-        Protocol::Grpc => TriggerClient::grpc(&args.url, &api_key, args.grpc_connections as usize, timeout).await?,
+    let client = match (args.request, args.protocol) {
+        (RequestKind::Read, _) => TriggerClient::read(&args.url, Some(&api_key), concurrency, timeout)?,
+        (RequestKind::Unauthenticated, _) => TriggerClient::read(&args.url, None, concurrency, timeout)?,
+        (RequestKind::Trigger, Protocol::Rest) => TriggerClient::rest(&args.url, &api_key, concurrency, timeout)?,
+        (RequestKind::Trigger, Protocol::Grpc) => {
+            TriggerClient::grpc(&args.url, &api_key, args.grpc_connections as usize, timeout).await?
+        }
     };
     let plan = Plan {
         run_id: format!("{:08x}", rand::random::<u32>()),
@@ -63,6 +67,7 @@ async fn run(args: Args) -> anyhow::Result<Report> {
         run_id: plan.run_id.clone(),
         url: args.url.clone(),
         protocol: args.protocol,
+        request: args.request,
         mode: if args.rate.is_some() { "open loop" } else { "closed loop" },
         workflow: args.workflow.clone(),
         triggers: args.triggers,

@@ -16,6 +16,7 @@ pub struct Setup {
     pub run_id: String,
     pub url: String,
     pub protocol: crate::args::Protocol,
+    pub request: crate::args::RequestKind,
     pub mode: &'static str,
     pub workflow: String,
     pub triggers: u64,
@@ -143,8 +144,12 @@ impl Report {
             crate::args::Protocol::Rest => "REST",
             crate::args::Protocol::Grpc => "gRPC",
         };
-        let _ =
-            writeln!(out, "Herald trigger load test  run {}  {protocol} {}  workflow {}", s.run_id, s.url, s.workflow);
+        let request = match s.request {
+            crate::args::RequestKind::Trigger => format!("workflow {}", s.workflow),
+            crate::args::RequestKind::Read => "requests: authenticated GET /v1/environments/me".into(),
+            crate::args::RequestKind::Unauthenticated => "requests: GET /v1/environments/me without a key (401)".into(),
+        };
+        let _ = writeln!(out, "Herald load test  run {}  {protocol} {}  {request}", s.run_id, s.url);
         let _ = writeln!(
             out,
             "  {} triggers, {}{rate}, concurrency {}, {} recipient(s) per trigger over {} subscribers",
@@ -287,6 +292,7 @@ mod tests {
             run_id: "r".into(),
             url: "http://127.0.0.1:3000".into(),
             protocol: crate::args::Protocol::Rest,
+            request: crate::args::RequestKind::Trigger,
             mode: "closed loop",
             workflow: "welcome".into(),
             triggers: 3,

@@ -11,10 +11,7 @@ pub use channels::{credential_providers, ChannelCredentials, ChannelSetting, MAX
 pub use credentials::{upsert_credentials, CredentialsUpdate};
 pub use dead_destinations::{remove_dead_destinations, DeadDestination, DeadKind};
 pub(crate) use profile::validate_profile_at;
-pub use profile::{
-    create_subscriber, delete_subscriber, update_subscriber, NewSubscriber, Patch, ProfilePatch,
-    MAX_SUBSCRIBER_ID_BYTES,
-};
+pub use profile::{create_subscriber, delete_subscriber, update_subscriber, NewSubscriber, Patch, ProfilePatch};
 pub(crate) use search::contains_pattern;
 pub use search::{search_subscribers, OrderBy, SearchPage, SearchQuery, TOTAL_COUNT_CAP};
 

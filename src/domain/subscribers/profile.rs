@@ -12,9 +12,6 @@ use crate::domain::tenancy::Tenant;
 use crate::domain::validation::Validator;
 use crate::error::{violated_unique_constraint, AppError, AppResult};
 
-/// Longest accepted `subscriberId`: it is indexed, and client ids are short.
-pub const MAX_SUBSCRIBER_ID_BYTES: usize = 256;
-
 /// A subscriber to create.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct NewSubscriber {
@@ -158,12 +155,6 @@ pub async fn create_subscriber(
         !new.subscriber_id.trim().is_empty(),
         "subscriberId",
         "subscriberId must not be empty",
-        new.subscriber_id.as_str(),
-    );
-    validator.check(
-        new.subscriber_id.len() <= MAX_SUBSCRIBER_ID_BYTES,
-        "subscriberId",
-        format!("subscriberId must be at most {MAX_SUBSCRIBER_ID_BYTES} bytes"),
         new.subscriber_id.as_str(),
     );
     validate_profile(

@@ -7,6 +7,7 @@
 //! are no user accounts, so `updatedBy`/`lastPublishedBy` are absent and `deletedBy` is the caller's
 //! environment id; a workflow is `critical` when its default preferences are `all.readOnly`.
 
+mod cache;
 pub mod controls;
 pub mod issues;
 mod steps;
@@ -14,6 +15,7 @@ mod store;
 mod validate;
 pub mod variables;
 
+pub use cache::WorkflowCache;
 pub use store::{
     delete_workflow, find_row, find_workflow, list_workflows, workflows_by_ids, WorkflowPage, WorkflowQuery,
 };

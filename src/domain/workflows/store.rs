@@ -137,7 +137,8 @@ pub(super) async fn replace_steps(conn: &mut AsyncPgConnection, workflow_id: Uui
 pub async fn delete_workflow(conn: &mut AsyncPgConnection, tenant: Tenant, reference: &str) -> AppResult<()> {
     let row = find_row(conn, tenant, reference, false).await?;
     let now = Utc::now();
-    diesel::update(workflows::table.find(row.id))
+    // Still live when the row lock is ours: of concurrent deletes, one succeeds and the rest see 404.
+    let deleted = diesel::update(workflows::table.find(row.id).filter(not(workflows::deleted)))
         .set((
             workflows::deleted.eq(true),
             workflows::deleted_at.eq(now),
@@ -146,6 +147,9 @@ pub async fn delete_workflow(conn: &mut AsyncPgConnection, tenant: Tenant, refer
         ))
         .execute(conn)
         .await?;
+    if deleted == 0 {
+        return Err(not_found(reference));
+    }
     Ok(())
 }
 

@@ -2,14 +2,12 @@
 
 use serde_json::Value;
 
-use crate::domain::subscribers::{validate_profile_at, CredentialsUpdate, MAX_SUBSCRIBER_ID_BYTES};
+use crate::domain::subscribers::{validate_profile_at, CredentialsUpdate};
 use crate::domain::validation::Validator;
 use crate::error::{AppError, AppResult};
 
 /// Most recipients one trigger may name.
 pub const MAX_RECIPIENTS: usize = 1_000;
-/// Longest `transactionId` accepted.
-pub const MAX_TRANSACTION_ID_BYTES: usize = 256;
 
 /// `POST /v1/events/trigger`.
 #[derive(Debug, Clone, Default)]
@@ -108,9 +106,9 @@ pub fn validate(request: &TriggerRequest) -> AppResult<()> {
     );
     if let Some(transaction_id) = &request.transaction_id {
         validator.check(
-            !transaction_id.is_empty() && transaction_id.len() <= MAX_TRANSACTION_ID_BYTES,
+            !transaction_id.is_empty(),
             "transactionId",
-            format!("transactionId must be 1 to {MAX_TRANSACTION_ID_BYTES} bytes"),
+            "transactionId must not be empty",
             transaction_id.as_str(),
         );
     }
@@ -145,12 +143,6 @@ pub fn validate(request: &TriggerRequest) -> AppResult<()> {
 }
 
 fn validate_subscriber(validator: &mut Validator, prefix: &str, input: &SubscriberInput) {
-    validator.check(
-        input.subscriber_id.len() <= MAX_SUBSCRIBER_ID_BYTES,
-        &format!("{prefix}subscriberId"),
-        format!("subscriberId must be at most {MAX_SUBSCRIBER_ID_BYTES} bytes"),
-        input.subscriber_id.as_str(),
-    );
     validate_profile_at(
         validator,
         prefix,
@@ -204,7 +196,8 @@ pub fn actor_input(actor: &Option<Recipient>) -> AppResult<Option<SubscriberInpu
 }
 
 impl SubscriberInput {
-    fn merge(&mut self, later: SubscriberInput) {
+    /// Writes `later`'s present fields over these (a later mention of the same subscriber wins).
+    pub(super) fn merge(&mut self, later: SubscriberInput) {
         macro_rules! take {
             ($($field:ident),*) => { $( if later.$field.is_some() { self.$field = later.$field; } )* };
         }

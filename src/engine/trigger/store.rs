@@ -1,17 +1,18 @@
-//! The trigger's writes, each one statement whatever the number of recipients: subscriber upserts,
-//! the tenant upsert, the transaction id claim, notifications and jobs.
+//! The writes of a batch of triggers, each one statement whatever the number of triggers and
+//! recipients: the transaction id claims, tenant lookups and upserts, subscriber upserts,
+//! notifications and jobs.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{Array, Jsonb, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::request::{SubscriberInput, TenantReference};
-use crate::db::schema::{jobs, notifications, tenants, trigger_transactions};
+use super::request::SubscriberInput;
+use crate::db::schema::{jobs, notifications, trigger_transactions, workflows};
 use crate::domain::tenancy::Tenant;
 use crate::engine::jobs::Job;
 use crate::error::{AppError, AppResult};
@@ -19,23 +20,36 @@ use crate::error::{AppError, AppResult};
 /// Rows per multi-row INSERT: PostgreSQL allows 65,535 bind parameters; a job has 28 columns.
 const INSERT_CHUNK: usize = 2_000;
 
-/// Claims `transaction_id` for this environment; false when it was used before.
-pub async fn claim_transaction_id(
-    conn: &mut AsyncPgConnection,
+#[derive(QueryableByName)]
+struct TransactionKey {
+    #[diesel(sql_type = SqlUuid)]
     environment_id: Uuid,
-    transaction_id: &str,
+    #[diesel(sql_type = Text)]
+    transaction_id: String,
+}
+
+/// Claims each (environment, transactionId) of `keys` not used before; returns the ones claimed. The rows
+/// are written in key order, so two batches claiming overlapping keys cannot deadlock; a key a
+/// concurrent batch holds waits for that batch's outcome.
+pub async fn claim_transaction_ids(
+    conn: &mut AsyncPgConnection,
+    keys: &[(Uuid, &str)],
     now: DateTime<Utc>,
-) -> AppResult<bool> {
-    let inserted = diesel::insert_into(trigger_transactions::table)
-        .values((
-            trigger_transactions::environment_id.eq(environment_id),
-            trigger_transactions::transaction_id.eq(transaction_id),
-            trigger_transactions::created_at.eq(now),
-        ))
-        .on_conflict_do_nothing()
-        .execute(conn)
-        .await?;
-    Ok(inserted == 1)
+) -> AppResult<HashSet<(Uuid, String)>> {
+    let (environments, transactions): (Vec<Uuid>, Vec<&str>) = keys.iter().copied().unzip();
+    let claimed: Vec<TransactionKey> = diesel::sql_query(
+        "INSERT INTO trigger_transactions (environment_id, transaction_id, created_at)
+         SELECT environment_id, transaction_id, $3 FROM unnest($1::uuid[], $2::text[]) AS k(environment_id, transaction_id)
+         ORDER BY environment_id, transaction_id
+         ON CONFLICT DO NOTHING
+         RETURNING environment_id, transaction_id",
+    )
+    .bind::<Array<SqlUuid>, _>(environments)
+    .bind::<Array<Text>, _>(transactions)
+    .bind::<Timestamptz, _>(now)
+    .load(conn)
+    .await?;
+    Ok(claimed.into_iter().map(|key| (key.environment_id, key.transaction_id)).collect())
 }
 
 /// Whether a trigger with this transaction id exists in the environment.
@@ -54,35 +68,36 @@ pub async fn transaction_exists(
 }
 
 #[derive(QueryableByName)]
-struct UpsertedSubscriber {
+struct UpsertedRow {
     #[diesel(sql_type = SqlUuid)]
     id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    environment_id: Uuid,
     #[diesel(sql_type = Text)]
-    subscriber_id: String,
+    key: String,
 }
 
+/// Internal ids by (environment, subscriberId or tenant identifier).
+pub type IdsByKey = HashMap<(Uuid, String), Uuid>;
+
 /// Creates the subscribers that do not exist and writes the present fields of the others (`data`
-/// replaced); returns the internal id of each subscriberId. One statement for all of them, run again
-/// for any row a concurrent trigger created meanwhile (invisible to the first statement's snapshot).
+/// replaced); returns the internal id of each. `inputs` are one per (environment, subscriberId), later
+/// fields already merged over earlier ones. One statement for all of them, run again for any row a
+/// concurrent batch created meanwhile (invisible to the first statement's snapshot).
 pub async fn upsert_subscribers(
     conn: &mut AsyncPgConnection,
-    tenant: Tenant,
-    inputs: &[SubscriberInput],
+    inputs: &[(Tenant, SubscriberInput)],
     now: DateTime<Utc>,
-) -> AppResult<HashMap<String, Uuid>> {
-    let mut sorted: Vec<&SubscriberInput> = inputs.iter().collect();
-    // One lock order for every trigger, so concurrent triggers to overlapping recipients cannot deadlock.
-    sorted.sort_by(|a, b| a.subscriber_id.cmp(&b.subscriber_id));
-    sorted.dedup_by(|a, b| a.subscriber_id == b.subscriber_id);
-    let mut ids = HashMap::with_capacity(sorted.len());
+) -> AppResult<IdsByKey> {
+    let mut ids = HashMap::with_capacity(inputs.len());
     for _ in 0..3 {
-        let missing: Vec<Value> = sorted
+        let missing: Vec<Value> = inputs
             .iter()
-            .filter(|input| !ids.contains_key(&input.subscriber_id))
-            .map(|input| {
+            .filter(|(tenant, input)| !ids.contains_key(&(tenant.environment_id, input.subscriber_id.clone())))
+            .map(|(tenant, input)| {
                 json!({
-                    "id": Uuid::now_v7(),
-                    "subscriber_id": input.subscriber_id,
+                    "id": Uuid::now_v7(), "environment_id": tenant.environment_id,
+                    "organization_id": tenant.organization_id, "subscriber_id": input.subscriber_id,
                     "email": input.email, "first_name": input.first_name, "last_name": input.last_name,
                     "phone": input.phone, "avatar": input.avatar, "locale": input.locale,
                     "timezone": input.timezone, "data": input.data,
@@ -92,33 +107,33 @@ pub async fn upsert_subscribers(
         if missing.is_empty() {
             break;
         }
-        let rows: Vec<UpsertedSubscriber> = diesel::sql_query(UPSERT_SUBSCRIBERS)
+        let rows: Vec<UpsertedRow> = diesel::sql_query(UPSERT_SUBSCRIBERS)
             .bind::<Jsonb, _>(Value::Array(missing))
-            .bind::<SqlUuid, _>(tenant.environment_id)
-            .bind::<SqlUuid, _>(tenant.organization_id)
             .bind::<Timestamptz, _>(now)
             .load(conn)
             .await?;
-        ids.extend(rows.into_iter().map(|row| (row.subscriber_id, row.id)));
+        ids.extend(rows.into_iter().map(|row| ((row.environment_id, row.key), row.id)));
     }
-    if ids.len() < sorted.len() {
+    if ids.len() < inputs.len() {
         return Err(AppError::internal("subscribers could not be upserted after 3 attempts"));
     }
     Ok(ids)
 }
 
+// Rows are written in (environment, subscriberId) order: one lock order for every batch, so concurrent
+// batches to overlapping recipients cannot deadlock.
 const UPSERT_SUBSCRIBERS: &str = "
 WITH input AS (
     SELECT * FROM jsonb_to_recordset($1) AS x(
-        id uuid, subscriber_id text, email text, first_name text, last_name text, phone text, avatar text,
-        locale text, timezone text, data jsonb)
+        id uuid, environment_id uuid, organization_id uuid, subscriber_id text, email text, first_name text,
+        last_name text, phone text, avatar text, locale text, timezone text, data jsonb)
 ),
 upserted AS (
     INSERT INTO subscribers AS s (id, environment_id, organization_id, subscriber_id, email, first_name, last_name,
                                   phone, avatar, locale, timezone, data, created_at, updated_at)
-    SELECT id, $2, $3, subscriber_id, email, first_name, last_name, phone, avatar, locale, timezone,
-           NULLIF(data, 'null'::jsonb), $4, $4
-    FROM input ORDER BY subscriber_id
+    SELECT id, environment_id, organization_id, subscriber_id, email, first_name, last_name, phone, avatar, locale,
+           timezone, NULLIF(data, 'null'::jsonb), $2, $2
+    FROM input ORDER BY environment_id, subscriber_id
     ON CONFLICT (environment_id, subscriber_id) WHERE NOT deleted DO UPDATE SET
         email = COALESCE(EXCLUDED.email, s.email),
         first_name = COALESCE(EXCLUDED.first_name, s.first_name),
@@ -130,7 +145,7 @@ upserted AS (
         data = COALESCE(EXCLUDED.data, s.data),
         version = s.version + 1,
         updated_at = EXCLUDED.updated_at
-    -- Only when a sent field changes something: an unchanged subscriber keeps its __v.
+    -- Only when a sent field changes something: an unchanged subscriber keeps its __v and writes no row.
     WHERE (EXCLUDED.email IS NOT NULL AND EXCLUDED.email IS DISTINCT FROM s.email)
        OR (EXCLUDED.first_name IS NOT NULL AND EXCLUDED.first_name IS DISTINCT FROM s.first_name)
        OR (EXCLUDED.last_name IS NOT NULL AND EXCLUDED.last_name IS DISTINCT FROM s.last_name)
@@ -139,61 +154,77 @@ upserted AS (
        OR (EXCLUDED.locale IS NOT NULL AND EXCLUDED.locale IS DISTINCT FROM s.locale)
        OR (EXCLUDED.timezone IS NOT NULL AND EXCLUDED.timezone IS DISTINCT FROM s.timezone)
        OR (EXCLUDED.data IS NOT NULL AND EXCLUDED.data IS DISTINCT FROM s.data)
-    RETURNING s.id, s.subscriber_id
+    RETURNING s.id, s.environment_id, s.subscriber_id
 )
-SELECT id, subscriber_id FROM upserted
+SELECT id, environment_id, subscriber_id AS key FROM upserted
 UNION ALL
-SELECT s.id, s.subscriber_id
-FROM subscribers s JOIN input i ON s.subscriber_id = i.subscriber_id
-WHERE s.environment_id = $2 AND NOT s.deleted
-  AND s.subscriber_id NOT IN (SELECT subscriber_id FROM upserted)";
+SELECT s.id, s.environment_id, s.subscriber_id
+FROM subscribers s JOIN input i ON s.environment_id = i.environment_id AND s.subscriber_id = i.subscriber_id
+WHERE NOT s.deleted
+  AND NOT EXISTS (SELECT 1 FROM upserted u WHERE u.environment_id = s.environment_id AND u.subscriber_id = s.subscriber_id)";
 
-/// The id of the tenant named by identifier, None when it does not exist.
-pub async fn find_tenant(conn: &mut AsyncPgConnection, tenant: Tenant, identifier: &str) -> AppResult<Option<Uuid>> {
-    Ok(tenants::table
-        .filter(tenants::environment_id.eq(tenant.environment_id))
-        .filter(tenants::identifier.eq(identifier))
-        .select(tenants::id)
-        .first(conn)
-        .await
-        .optional()?)
+/// The ids of the tenants named by (environment, identifier) that exist.
+pub async fn find_tenants(conn: &mut AsyncPgConnection, references: &[(Uuid, &str)]) -> AppResult<IdsByKey> {
+    if references.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let (environments, identifiers): (Vec<Uuid>, Vec<&str>) = references.iter().copied().unzip();
+    let rows: Vec<UpsertedRow> = diesel::sql_query(
+        "SELECT t.id, t.environment_id, t.identifier AS key
+         FROM tenants t JOIN unnest($1::uuid[], $2::text[]) AS r(environment_id, identifier)
+           ON t.environment_id = r.environment_id AND t.identifier = r.identifier",
+    )
+    .bind::<Array<SqlUuid>, _>(environments)
+    .bind::<Array<Text>, _>(identifiers)
+    .load(conn)
+    .await?;
+    Ok(rows.into_iter().map(|row| ((row.environment_id, row.key), row.id)).collect())
 }
 
-#[derive(QueryableByName)]
-struct TenantId {
-    #[diesel(sql_type = SqlUuid)]
-    id: Uuid,
+/// A tenant a trigger creates or updates: its present fields are written.
+pub struct TenantUpsert<'a> {
+    pub tenant: Tenant,
+    pub identifier: &'a str,
+    pub name: Option<&'a str>,
+    pub data: Option<&'a Value>,
 }
 
-/// Creates the tenant or writes its present fields; returns its id.
-pub async fn upsert_tenant(
+/// Creates the tenants or writes their present fields, in one statement; returns their ids. `upserts`
+/// are one per (environment, identifier).
+pub async fn upsert_tenants(
     conn: &mut AsyncPgConnection,
-    tenant: Tenant,
-    reference: &TenantReference,
+    upserts: &[TenantUpsert<'_>],
     now: DateTime<Utc>,
-) -> AppResult<Uuid> {
-    let (name, data) = match reference {
-        TenantReference::Upsert { name, data, .. } => (name.clone(), data.clone()),
-        TenantReference::Identifier(_) => (None, None),
-    };
-    let row: TenantId = diesel::sql_query(
+) -> AppResult<IdsByKey> {
+    if upserts.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let records: Vec<Value> = upserts
+        .iter()
+        .map(|upsert| {
+            json!({
+                "id": Uuid::now_v7(), "environment_id": upsert.tenant.environment_id,
+                "organization_id": upsert.tenant.organization_id, "identifier": upsert.identifier,
+                "name": upsert.name, "data": upsert.data,
+            })
+        })
+        .collect();
+    let rows: Vec<UpsertedRow> = diesel::sql_query(
         "INSERT INTO tenants AS t (id, environment_id, organization_id, identifier, name, data, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+         SELECT id, environment_id, organization_id, identifier, name, data, $2, $2
+         FROM jsonb_to_recordset($1) AS x(id uuid, environment_id uuid, organization_id uuid, identifier text,
+                                           name text, data jsonb)
+         ORDER BY environment_id, identifier
          ON CONFLICT (environment_id, identifier) DO UPDATE SET
              name = COALESCE(EXCLUDED.name, t.name), data = COALESCE(EXCLUDED.data, t.data),
              updated_at = EXCLUDED.updated_at
-         RETURNING t.id",
+         RETURNING t.id, t.environment_id, t.identifier AS key",
     )
-    .bind::<SqlUuid, _>(Uuid::now_v7())
-    .bind::<SqlUuid, _>(tenant.environment_id)
-    .bind::<SqlUuid, _>(tenant.organization_id)
-    .bind::<Text, _>(reference.identifier())
-    .bind::<Nullable<Text>, _>(name)
-    .bind::<Nullable<Jsonb>, _>(data)
+    .bind::<Jsonb, _>(Value::Array(records))
     .bind::<Timestamptz, _>(now)
-    .get_result(conn)
+    .load(conn)
     .await?;
-    Ok(row.id)
+    Ok(rows.into_iter().map(|row| ((row.environment_id, row.key), row.id)).collect())
 }
 
 /// A notification row as the trigger creates it.
@@ -231,5 +262,25 @@ pub async fn insert_fanout(
     for chunk in jobs.chunks(INSERT_CHUNK) {
         diesel::insert_into(jobs::table).values(chunk).execute(conn).await?;
     }
+    Ok(())
+}
+
+/// `lastTriggeredAt` of the workflows a batch ran, written at most once a second per workflow and
+/// outside the batch's transaction, so concurrent batches never queue on a hot workflow's row.
+pub async fn record_last_triggered(
+    conn: &mut AsyncPgConnection,
+    workflow_ids: &[Uuid],
+    now: DateTime<Utc>,
+) -> AppResult<()> {
+    diesel::update(workflows::table)
+        .filter(workflows::id.eq_any(workflow_ids))
+        .filter(
+            workflows::last_triggered_at
+                .is_null()
+                .or(workflows::last_triggered_at.lt(now - chrono::TimeDelta::seconds(1))),
+        )
+        .set(workflows::last_triggered_at.eq(now))
+        .execute(conn)
+        .await?;
     Ok(())
 }

@@ -11,9 +11,11 @@ use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use diesel_async::RunQueryDsl;
-use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+use futures_util::{FutureExt, StreamExt};
 use tokio::sync::{watch, Notify};
 
+use super::retention;
 pub use super::runtime::{WorkerSettings, WorkerShared};
 use super::steps::context::BatchContext;
 use super::steps::{run_job, StepInput};
@@ -25,6 +27,10 @@ use crate::error::{AppError, AppResult};
 pub async fn run_workers(shared: Arc<WorkerShared>, stop: watch::Receiver<bool>) {
     let wake = shared.engine.wakeup.local.clone();
     let listener = tokio::spawn(listen(shared.clone(), wake.clone(), stop.clone()));
+    let sweeper = shared
+        .settings
+        .retention
+        .map(|retention| tokio::spawn(retention::sweep_periodically(shared.clone(), retention, stop.clone())));
     let loops: Vec<_> = (0..shared.settings.concurrency.max(1))
         .map(|_| tokio::spawn(batch_loop(shared.clone(), wake.clone(), stop.clone())))
         .collect();
@@ -32,6 +38,9 @@ pub async fn run_workers(shared: Arc<WorkerShared>, stop: watch::Receiver<bool>)
         let _ = handle.await;
     }
     listener.abort();
+    if let Some(sweeper) = sweeper {
+        sweeper.abort();
+    }
 }
 
 async fn batch_loop(shared: Arc<WorkerShared>, wake: Arc<Notify>, mut stop: watch::Receiver<bool>) {
@@ -100,7 +109,9 @@ async fn run_batch(shared: &WorkerShared) -> Result<usize, BatchFailure> {
     Ok(claimed.len())
 }
 
-/// Loads what the claimed jobs need, runs them and writes their outcomes.
+/// Loads what the claimed jobs need, runs them and writes their outcomes as they finish: whatever has
+/// finished is committed together, so a slow provider call (up to its timeout) does not hold back the
+/// commit of the rest of its batch, and a batch of in-app steps, which all finish at once, is one commit.
 async fn run_claimed(shared: &WorkerShared, claimed: &[claim::Claimed], now: DateTime<Utc>) -> AppResult<()> {
     let batch = {
         let mut conn = shared.pool.get().await?;
@@ -109,14 +120,20 @@ async fn run_claimed(shared: &WorkerShared, claimed: &[claim::Claimed], now: Dat
     };
     // No connection is held while steps run: provider calls may take seconds. The steps of a batch run
     // concurrently (a for loop, not a closure: spawned futures cannot hold a closure over borrowed jobs).
-    let mut running = Vec::with_capacity(claimed.len());
+    let mut running = FuturesUnordered::new();
     for claimed in claimed {
         let input = StepInput { job: &claimed.job, batch: &batch, now };
         running.push(run_job(shared, input, claimed.previous_status));
     }
-    let outcomes = futures_util::future::join_all(running).await;
-    let mut conn = shared.pool.get().await?;
-    commit::commit_outcomes(&mut conn, shared, outcomes, shared.engine.clock.now()).await
+    while let Some(first) = running.next().await {
+        let mut finished = vec![first];
+        while let Some(Some(outcome)) = running.next().now_or_never() {
+            finished.push(outcome);
+        }
+        let mut conn = shared.pool.get().await?;
+        commit::commit_outcomes(&mut conn, shared, finished, shared.engine.clock.now()).await?;
+    }
+    Ok(())
 }
 
 /// Holds a connection listening on the wake channel and wakes one idle loop per notification;

@@ -270,3 +270,52 @@ async fn every_email_and_sms_provider_delivers_a_triggered_message_and_records_i
         assert!(sent.len() == 1 && sent[0].starts_with("Message sent (provider message id "), "{provider}: {sent:?}");
     }
 }
+
+/// A chat webhook receiver on 127.0.0.1: `/chat/slow` answers after 8 s, any other path at once.
+async fn chat_receiver_with_one_slow_path() -> std::net::SocketAddr {
+    let answer = |axum::extract::Path(who): axum::extract::Path<String>| async move {
+        if who == "slow" {
+            tokio::time::sleep(std::time::Duration::from_secs(8)).await;
+        }
+        "ok"
+    };
+    let app = axum::Router::new().route("/chat/{who}", axum::routing::post(answer));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    addr
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slow_provider_call_does_not_hold_back_the_rest_of_its_batch() {
+    // One worker loop: both chat jobs of the trigger below are claimed in one batch.
+    let server = TestServer::start_with_one_worker_loop().await;
+    let receiver = chat_receiver_with_one_slow_path().await;
+    create_integration(
+        &server,
+        json!({"providerId": "chat-webhook", "channel": "chat", "identifier": "chat-hook", "active": true,
+               "credentials": {"secretKey": SECRET}}),
+    )
+    .await;
+    create_workflow(&server, "chat", json!([{"name": "Chat", "type": "chat", "controlValues": {"body": "Hi"}}])).await;
+    let to: Vec<Value> = ["slow", "fast"]
+        .iter()
+        .map(|who| {
+            json!({"subscriberId": who, "channels": [{"providerId": "chat-webhook",
+                   "credentials": {"webhookUrl": format!("http://{receiver}/chat/{who}")}}]})
+        })
+        .collect();
+    let transaction_id = trigger_processed(&server, json!({"name": "chat", "to": to})).await;
+
+    // The slow answer is 8 s away; the fast subscriber's job is committed without waiting for it.
+    let started = std::time::Instant::now();
+    loop {
+        let events = events_of(&server, &transaction_id).await;
+        let fast = events.iter().find(|event| event["subscriber"]["subscriberId"] == "fast").expect("fast's event");
+        if job(fast, "chat")["status"] == "completed" {
+            break;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "the fast chat waited for the slow one: {fast}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}

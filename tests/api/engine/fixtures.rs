@@ -148,3 +148,16 @@ pub fn job<'a>(event: &'a Value, kind: &str) -> &'a Value {
 pub fn details(job: &Value) -> Vec<String> {
     job["executionDetails"].as_array().unwrap().iter().map(|d| d["detail"].as_str().unwrap().to_string()).collect()
 }
+
+/// `SELECT count(*)` of `sql_table` (a table, with any join or `WHERE` after it) in the server's schema.
+pub async fn count(server: &TestServer, sql_table: &str) -> i64 {
+    #[derive(QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let mut conn = server.pool.get().await.unwrap();
+    let row: Count =
+        diesel::sql_query(format!("SELECT count(*) AS n FROM {sql_table}")).get_result(&mut conn).await.unwrap();
+    row.n
+}

@@ -1,25 +1,12 @@
 //! Trigger statuses and what a trigger stores: every refusal, deduplication, upserts, tenants, payload
 //! schemas, cancel, bulk and a 1,000-recipient fan-out.
 
-use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::fixtures::*;
 use crate::support::TestServer;
-
-async fn count(server: &TestServer, sql_table: &str) -> i64 {
-    #[derive(QueryableByName)]
-    struct Count {
-        #[diesel(sql_type = diesel::sql_types::BigInt)]
-        n: i64,
-    }
-    let mut conn = server.pool.get().await.unwrap();
-    let row: Count =
-        diesel::sql_query(format!("SELECT count(*) AS n FROM {sql_table}")).get_result(&mut conn).await.unwrap();
-    row.n
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn each_refusal_has_its_status_and_stores_nothing() {

@@ -1,0 +1,106 @@
+//! Retention: the notifications older than the retention period (`HERALD_RETENTION_DAYS`, default 30)
+//! are deleted with everything hanging from them (jobs, execution details, messages, provider
+//! deliveries: `ON DELETE CASCADE`), and so are the transactionId claims of that age once none of their
+//! notifications is left, so a transactionId is unique per environment within the retention period. A
+//! notification with a job still waiting (a delay or digest longer than the period) is kept until that
+//! job finishes.
+//!
+//! The worker processes sweep every [`SWEEP_INTERVAL`], in chunks of [`CHUNK`] notifications, each its
+//! own short statement, so a sweep never holds many locks or one long transaction. Several processes may
+//! sweep at once: rows another sweeper holds are skipped. Old notifications are found through the
+//! existing `(environment_id, created_at)` index, one environment at a time, so the hot table carries no
+//! index for the sweeper alone. `scripts/bench-retention.sh` measures what a sweep costs.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, TimeDelta, Utc};
+use diesel::sql_types::{BigInt, Timestamptz};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use tokio::sync::watch;
+
+use super::runtime::WorkerShared;
+use crate::db::DbPool;
+use crate::error::AppResult;
+
+/// How often a worker process sweeps.
+pub const SWEEP_INTERVAL: Duration = Duration::from_secs(600);
+/// Notifications (or transactionId claims) deleted per statement.
+const CHUNK: i64 = 1_000;
+
+/// Sweeps at start and then every [`SWEEP_INTERVAL`] until `stop`.
+pub async fn sweep_periodically(shared: Arc<WorkerShared>, retention: TimeDelta, mut stop: watch::Receiver<bool>) {
+    while !*stop.borrow() {
+        let cutoff = shared.engine.clock.now() - retention;
+        match sweep(&shared.pool, cutoff).await {
+            Ok(swept) if swept.notifications + swept.transactions > 0 => {
+                tracing::info!(notifications = swept.notifications, transactions = swept.transactions, %cutoff, "retention sweep");
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "retention sweep failed; retrying at the next one"),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(SWEEP_INTERVAL) => {}
+            _ = stop.changed() => {}
+        }
+    }
+}
+
+/// What one sweep deleted.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Swept {
+    pub notifications: u64,
+    pub transactions: u64,
+}
+
+/// Deletes everything created before `cutoff`, chunk by chunk.
+pub async fn sweep(pool: &DbPool, cutoff: DateTime<Utc>) -> AppResult<Swept> {
+    let mut conn = pool.get().await?;
+    let mut swept = Swept::default();
+    loop {
+        let deleted = delete_chunk(&mut conn, DELETE_NOTIFICATIONS, cutoff).await?;
+        swept.notifications += deleted;
+        if deleted < CHUNK as u64 {
+            break;
+        }
+    }
+    loop {
+        let deleted = delete_chunk(&mut conn, DELETE_TRANSACTIONS, cutoff).await?;
+        swept.transactions += deleted;
+        if deleted < CHUNK as u64 {
+            break;
+        }
+    }
+    Ok(swept)
+}
+
+async fn delete_chunk(conn: &mut AsyncPgConnection, sql: &str, cutoff: DateTime<Utc>) -> AppResult<u64> {
+    let deleted = diesel::sql_query(sql).bind::<Timestamptz, _>(cutoff).bind::<BigInt, _>(CHUNK).execute(conn).await?;
+    Ok(deleted as u64)
+}
+
+// The status list is a literal so the planner can use `jobs_due_idx` (see the engine migration).
+const DELETE_NOTIFICATIONS: &str = "
+DELETE FROM notifications WHERE id IN (
+    SELECT old.id FROM environments e
+    CROSS JOIN LATERAL (
+        SELECT n.id FROM notifications n
+        WHERE n.environment_id = e.id AND n.created_at < $1
+          AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.notification_id = n.id
+                          AND j.status IN ('pending', 'queued', 'delayed', 'running'))
+        ORDER BY n.created_at
+        LIMIT $2
+        FOR UPDATE OF n SKIP LOCKED
+    ) old
+    LIMIT $2
+)";
+
+const DELETE_TRANSACTIONS: &str = "
+DELETE FROM trigger_transactions WHERE (environment_id, transaction_id) IN (
+    SELECT t.environment_id, t.transaction_id FROM trigger_transactions t
+    WHERE t.created_at < $1
+      AND NOT EXISTS (SELECT 1 FROM notifications n
+                      WHERE n.environment_id = t.environment_id AND n.transaction_id = t.transaction_id)
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED
+)";

@@ -1,0 +1,349 @@
+//! Group commit of triggers. Every trigger (REST, gRPC and bulk alike) that passed its checks is queued
+//! here; a dispatcher hands whatever is queued to a free flusher, which stores the whole batch in one
+//! transaction of set-based statements and one commit, and only then answers each caller with its own
+//! outcome: processed, its own duplicate transactionId, its own missing tenant.
+//!
+//! Batches form by themselves ("natural batching"): a lone trigger is flushed at once, and while all
+//! flushers are busy the triggers arriving meanwhile wait and leave together in the next batch. There is
+//! no timer, so an idle server adds no latency.
+//!
+//! A batch that fails as a whole on a lost connection answers every caller 503; lost at COMMIT, the 503
+//! says the outcome is unknown (the commit may have happened; a retry with the same transactionId is then
+//! refused as a duplicate, never delivered twice). Any other failure (a row PostgreSQL refuses, a deadlock) is
+//! retried one trigger per transaction, so only the trigger at fault gets the error.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use chrono::{DateTime, TimeDelta, Utc};
+use diesel_async::{AsyncConnection, AsyncPgConnection};
+use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
+use uuid::Uuid;
+
+use super::fanout::fanout_rows;
+use super::request::{SubscriberInput, TenantReference};
+use super::store::{self, TenantUpsert};
+use super::{PreparedTrigger, TriggerOutcome, TriggerStatus};
+use crate::db::DbPool;
+use crate::domain::subscribers::upsert_credentials;
+use crate::domain::tenancy::Tenant;
+use crate::engine::wake::Wakeup;
+use crate::error::{AppError, AppResult};
+
+/// Batches stored at the same time, each on its own pooled connection: while one waits for its
+/// commit's disk flush, another runs its statements.
+const FLUSHERS: usize = 3;
+/// Most notifications (recipients) one batch stores; a batch holds at least one trigger.
+const MAX_BATCH_RECIPIENTS: usize = 2_000;
+/// Triggers waiting for a flusher before new ones are refused with a 503 (backpressure instead of an
+/// unbounded queue).
+const QUEUE_CAPACITY: usize = 10_000;
+
+/// A queued trigger and where its answer goes.
+struct Pending {
+    trigger: PreparedTrigger,
+    reply: oneshot::Sender<AppResult<TriggerOutcome>>,
+}
+
+/// The queue of triggers waiting to be stored.
+#[derive(Debug, Clone)]
+pub struct Ingest {
+    queue: mpsc::Sender<Pending>,
+}
+
+impl Ingest {
+    /// Starts the dispatcher on `pool`; it stops when the last handle is dropped.
+    pub fn start(pool: DbPool, wakeup: Wakeup) -> Self {
+        let (queue, queued) = mpsc::channel(QUEUE_CAPACITY);
+        let flushing = Flushing { pool, wakeup, last_triggered: Default::default() };
+        tokio::spawn(dispatch(queued, flushing));
+        Self { queue }
+    }
+
+    /// Stores `trigger` with whatever else is queued and answers once it is committed.
+    pub async fn store(&self, trigger: PreparedTrigger) -> AppResult<TriggerOutcome> {
+        let (reply, answer) = oneshot::channel();
+        self.queue.try_send(Pending { trigger, reply }).map_err(|error| match error {
+            mpsc::error::TrySendError::Full(_) => {
+                AppError::Unavailable("Too many triggers are waiting to be stored; retry shortly".into())
+            }
+            mpsc::error::TrySendError::Closed(_) => AppError::Unavailable("The server is shutting down".into()),
+        })?;
+        answer.await.unwrap_or_else(|_| {
+            Err(AppError::internal("a trigger batch ended without an answer; its outcome is unknown"))
+        })
+    }
+}
+
+/// What the flushers share.
+#[derive(Clone)]
+struct Flushing {
+    pool: DbPool,
+    wakeup: Wakeup,
+    /// When this process last wrote each workflow's `lastTriggeredAt`.
+    last_triggered: Arc<Mutex<HashMap<Uuid, DateTime<Utc>>>>,
+}
+
+/// Takes everything queued (up to a batch) as soon as a flusher is free.
+async fn dispatch(mut queued: mpsc::Receiver<Pending>, flushing: Flushing) {
+    let flushers = Arc::new(Semaphore::new(FLUSHERS));
+    let mut carried: Option<Pending> = None;
+    loop {
+        let first = match carried.take() {
+            Some(pending) => pending,
+            None => match queued.recv().await {
+                Some(pending) => pending,
+                None => return,
+            },
+        };
+        let permit = flushers.clone().acquire_owned().await.expect("the semaphore is never closed");
+        let mut recipients = first.trigger.recipients.len();
+        let mut batch = vec![first];
+        while let Ok(next) = queued.try_recv() {
+            recipients += next.trigger.recipients.len();
+            if recipients > MAX_BATCH_RECIPIENTS {
+                carried = Some(next);
+                break;
+            }
+            batch.push(next);
+        }
+        tokio::spawn(flush(flushing.clone(), batch, permit));
+    }
+}
+
+/// Stores one batch and answers its callers.
+async fn flush(flushing: Flushing, batch: Vec<Pending>, _flusher: OwnedSemaphorePermit) {
+    let stored = store_in_one_transaction(&flushing.pool, &batch).await;
+    match stored {
+        // Not after a lost connection: at COMMIT the batch may be stored, and its triggers would be
+        // answered as their own duplicates.
+        Err(error) if batch.len() > 1 && !matches!(error, AppError::Unavailable(_) | AppError::OutcomeUnknown(_)) => {
+            tracing::warn!(%error, triggers = batch.len(), "a trigger batch failed; storing its triggers one by one");
+            for pending in batch {
+                let outcome = store_in_one_transaction(&flushing.pool, std::slice::from_ref(&pending)).await;
+                answer(&flushing, vec![pending], outcome).await;
+            }
+        }
+        outcome => answer(&flushing, batch, outcome).await,
+    }
+}
+
+/// Wakes the workers and records `lastTriggeredAt` when something was stored, then answers each caller.
+async fn answer(flushing: &Flushing, batch: Vec<Pending>, stored: AppResult<Vec<TriggerOutcome>>) {
+    match stored {
+        Ok(outcomes) => {
+            let processed: HashSet<Uuid> = batch
+                .iter()
+                .zip(&outcomes)
+                .filter(|(_, outcome)| outcome.acknowledged())
+                .map(|(pending, _)| pending.trigger.workflow.workflow.id)
+                .collect();
+            if !processed.is_empty() {
+                flushing.wakeup.wake();
+                let now = batch.iter().map(|pending| pending.trigger.now).max().expect("a batch is never empty");
+                record_last_triggered(flushing, processed, now).await;
+            }
+            for (pending, outcome) in batch.into_iter().zip(outcomes) {
+                let _ = pending.reply.send(Ok(outcome));
+            }
+        }
+        Err(error) => {
+            let shared = Arc::new(error);
+            for pending in batch {
+                let _ = pending.reply.send(Err(AppError::from_shared(shared.clone())));
+            }
+        }
+    }
+}
+
+/// `lastTriggeredAt`, written at most once a second per workflow by this process (the statement
+/// itself skips a workflow another process wrote within the second). It is informational: failing to
+/// write it does not fail triggers already committed.
+async fn record_last_triggered(flushing: &Flushing, workflow_ids: HashSet<Uuid>, now: DateTime<Utc>) {
+    let due: Vec<Uuid> = {
+        let mut written = flushing.last_triggered.lock().expect("never poisoned");
+        if written.len() > 10_000 {
+            written.retain(|_, at| now - *at < TimeDelta::seconds(1));
+        }
+        workflow_ids
+            .into_iter()
+            .filter(|id| match written.get(id) {
+                Some(at) if now - *at < TimeDelta::seconds(1) => false,
+                _ => {
+                    written.insert(*id, now);
+                    true
+                }
+            })
+            .collect()
+    };
+    if due.is_empty() {
+        return;
+    }
+    let recorded = match flushing.pool.get().await {
+        Ok(mut conn) => store::record_last_triggered(&mut conn, &due, now).await,
+        Err(error) => Err(error.into()),
+    };
+    if let Err(error) = recorded {
+        tracing::warn!(%error, "lastTriggeredAt not recorded");
+    }
+}
+
+async fn store_in_one_transaction(pool: &DbPool, batch: &[Pending]) -> AppResult<Vec<TriggerOutcome>> {
+    let mut conn = pool.get().await?;
+    let triggers: Vec<&PreparedTrigger> = batch.iter().map(|pending| &pending.trigger).collect();
+    let written = AtomicBool::new(false);
+    conn.transaction::<_, AppError, _>(async |conn| {
+        let outcomes = store_batch(conn, &triggers).await?;
+        written.store(true, Ordering::Relaxed);
+        Ok(outcomes)
+    })
+    .await
+    .map_err(|error| outcome_unknown_if_written(error, written.into_inner()))
+}
+
+/// A connection lost once every statement of the batch ran was lost at COMMIT: its triggers may or may
+/// not be stored, and each caller is told so. Retrying with the same transactionId is safe: a stored
+/// trigger refuses it as a duplicate, so nothing is sent twice. (A loss before that point rolled back:
+/// a plain 503.)
+fn outcome_unknown_if_written(error: AppError, written: bool) -> AppError {
+    match error {
+        AppError::Unavailable(cause) if written => {
+            tracing::warn!(%cause, "database connection lost while committing a trigger batch");
+            AppError::OutcomeUnknown(
+                "The database connection was lost while this trigger was being committed: whether it was stored \
+                 is unknown. Retry with the same transactionId: if it was stored, the retry is refused as already \
+                 used, so nothing is sent twice"
+                    .into(),
+            )
+        }
+        other => other,
+    }
+}
+
+/// The batch's statements, in one transaction; each trigger's outcome in batch order.
+async fn store_batch(conn: &mut AsyncPgConnection, triggers: &[&PreparedTrigger]) -> AppResult<Vec<TriggerOutcome>> {
+    let now = triggers.iter().map(|trigger| trigger.now).max().expect("a batch is never empty");
+    let named_tenants: Vec<(Uuid, &str)> = triggers
+        .iter()
+        .filter_map(|trigger| match &trigger.tenant_reference {
+            Some(TenantReference::Identifier(identifier)) => Some((trigger.tenant.environment_id, identifier.as_str())),
+            _ => None,
+        })
+        .collect();
+    let existing_tenants = store::find_tenants(conn, &named_tenants).await?;
+
+    // Each trigger's refusal, if it has one before its transactionId is claimed.
+    let mut outcomes: Vec<Option<TriggerOutcome>> = vec![None; triggers.len()];
+    let mut to_claim: Vec<(Uuid, &str)> = Vec::with_capacity(triggers.len());
+    let mut seen = HashSet::with_capacity(triggers.len());
+    for (index, trigger) in triggers.iter().enumerate() {
+        let key = (trigger.tenant.environment_id, trigger.transaction_id.as_str());
+        if let Some(TenantReference::Identifier(identifier)) = &trigger.tenant_reference {
+            if !existing_tenants.contains_key(&(key.0, identifier.clone())) {
+                let error = format!("Tenant with identifier {identifier} was not found");
+                outcomes[index] = Some(TriggerOutcome::refused(TriggerStatus::NoTenantFound, key.1.into(), error));
+                continue;
+            }
+        }
+        if seen.insert(key) {
+            to_claim.push(key);
+        } else {
+            // The same transactionId earlier in this batch: it holds the claim whatever its own outcome.
+            outcomes[index] = Some(duplicate(key.1));
+        }
+    }
+    let claimed = store::claim_transaction_ids(conn, &to_claim, now).await?;
+    let mut stored: Vec<&PreparedTrigger> = Vec::with_capacity(triggers.len());
+    for (index, trigger) in triggers.iter().enumerate() {
+        if outcomes[index].is_some() {
+            continue;
+        }
+        if claimed.contains(&(trigger.tenant.environment_id, trigger.transaction_id.clone())) {
+            stored.push(trigger);
+            outcomes[index] = Some(TriggerOutcome::processed(trigger.transaction_id.clone()));
+        } else {
+            outcomes[index] = Some(duplicate(&trigger.transaction_id));
+        }
+    }
+    if !stored.is_empty() {
+        store_fanout(conn, &stored, &existing_tenants, now).await?;
+    }
+    Ok(outcomes.into_iter().map(|outcome| outcome.expect("every trigger has an outcome")).collect())
+}
+
+fn duplicate(transaction_id: &str) -> TriggerOutcome {
+    let error = format!("transactionId {transaction_id} was already used in this environment");
+    TriggerOutcome::refused(TriggerStatus::Error, transaction_id.into(), error)
+}
+
+/// Tenants, subscribers (with their channel credentials), notifications and jobs of the claimed triggers.
+async fn store_fanout(
+    conn: &mut AsyncPgConnection,
+    stored: &[&PreparedTrigger],
+    existing_tenants: &store::IdsByKey,
+    now: DateTime<Utc>,
+) -> AppResult<()> {
+    let upserted_tenants = store::upsert_tenants(conn, &tenant_upserts(stored), now).await?;
+    let subscribers = subscriber_upserts(stored);
+    let subscriber_ids = store::upsert_subscribers(conn, &subscribers, now).await?;
+    // Rare (a recipient object carrying `channels`), and each merges into stored credentials.
+    for (tenant, input) in &subscribers {
+        for update in &input.channels {
+            upsert_credentials(conn, *tenant, &input.subscriber_id, update.clone()).await?;
+        }
+    }
+    let recipients: usize = stored.iter().map(|trigger| trigger.recipients.len()).sum();
+    let mut notifications = Vec::with_capacity(recipients);
+    let mut jobs = Vec::with_capacity(recipients * 2);
+    for trigger in stored {
+        let tenant_id = trigger.tenant_reference.as_ref().map(|reference| {
+            let key = (trigger.tenant.environment_id, reference.identifier().to_string());
+            existing_tenants.get(&key).or_else(|| upserted_tenants.get(&key)).copied().expect("tenant stored above")
+        });
+        fanout_rows(trigger, &subscriber_ids, tenant_id, &mut notifications, &mut jobs);
+    }
+    store::insert_fanout(conn, &notifications, &jobs).await
+}
+
+/// The tenant objects of the batch, one per (environment, identifier), later fields over earlier ones.
+fn tenant_upserts<'a>(stored: &[&'a PreparedTrigger]) -> Vec<TenantUpsert<'a>> {
+    let mut upserts: Vec<TenantUpsert<'a>> = Vec::new();
+    let mut index_of: HashMap<(Uuid, &str), usize> = HashMap::new();
+    for trigger in stored {
+        let Some(TenantReference::Upsert { identifier, name, data }) = &trigger.tenant_reference else { continue };
+        let upsert = TenantUpsert { tenant: trigger.tenant, identifier, name: name.as_deref(), data: data.as_ref() };
+        match index_of.get(&(trigger.tenant.environment_id, identifier.as_str())) {
+            Some(&index) => {
+                let earlier = &mut upserts[index];
+                earlier.name = upsert.name.or(earlier.name);
+                earlier.data = upsert.data.or(earlier.data);
+            }
+            None => {
+                index_of.insert((trigger.tenant.environment_id, identifier), upserts.len());
+                upserts.push(upsert);
+            }
+        }
+    }
+    upserts
+}
+
+/// The recipients and actors of the batch, one per (environment, subscriberId), later fields over
+/// earlier ones (as if the triggers had run one after the other).
+fn subscriber_upserts(stored: &[&PreparedTrigger]) -> Vec<(Tenant, SubscriberInput)> {
+    let mut upserts: Vec<(Tenant, SubscriberInput)> = Vec::new();
+    let mut index_of: HashMap<(Uuid, String), usize> = HashMap::new();
+    for trigger in stored {
+        for input in trigger.recipients.iter().chain(&trigger.actor) {
+            let key = (trigger.tenant.environment_id, input.subscriber_id.clone());
+            match index_of.get(&key) {
+                Some(&index) => upserts[index].1.merge(input.clone()),
+                None => {
+                    index_of.insert(key, upserts.len());
+                    upserts.push((trigger.tenant, input.clone()));
+                }
+            }
+        }
+    }
+    upserts
+}

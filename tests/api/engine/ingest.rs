@@ -1,0 +1,124 @@
+//! Group commit of triggers: concurrent triggers stored in shared batches, each answered with its own
+//! outcome; a bad trigger fails alone; a transactionId repeated inside a batch or across batches is
+//! stored once; a workflow change is seen by the very next trigger (the definition cache).
+
+use futures_util::future::join_all;
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use super::fixtures::*;
+use crate::support::TestServer;
+
+async fn bulk(server: &TestServer, events: Vec<Value>) -> Vec<Value> {
+    let (status, results) = server.send_json(Method::POST, "/v1/events/trigger/bulk", &json!({"events": events})).await;
+    assert_eq!(status, 201, "{results}");
+    results.as_array().unwrap().clone()
+}
+
+fn statuses(results: &[Value]) -> Vec<&str> {
+    results.iter().map(|result| result["status"].as_str().unwrap()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_trigger_postgresql_refuses_fails_alone_and_the_rest_of_its_batch_is_stored() {
+    let server = TestServer::start_api_only().await;
+    create_workflow(&server, "live", json!([in_app_step()])).await;
+    // A NUL character passes every check before the database and is refused by PostgreSQL's jsonb.
+    let events: Vec<Value> = (0..10)
+        .map(|n| {
+            let text = if n == 4 { "bad\u{0}text".to_string() } else { format!("fine {n}") };
+            json!({"name": "live", "to": format!("s{n}"), "payload": {"text": text}, "transactionId": format!("t{n}")})
+        })
+        .collect();
+    let results = bulk(&server, events).await;
+    let mut expected = vec!["processed"; 10];
+    expected[4] = "error";
+    assert_eq!(statuses(&results), expected, "{results:?}");
+    assert!(results[4]["error"][0].as_str().unwrap().contains("NUL"), "{}", results[4]);
+    assert_eq!(count(&server, "notifications").await, 9);
+    assert_eq!(count(&server, "trigger_transactions").await, 9);
+    assert_eq!(count(&server, "subscribers WHERE subscriber_id = 's4'").await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_transaction_id_repeated_inside_a_batch_or_across_batches_is_stored_once() {
+    let server = TestServer::start_api_only().await;
+    create_workflow(&server, "live", json!([in_app_step()])).await;
+    let same = |to: &str| json!({"name": "live", "to": to, "transactionId": "same"});
+    let results = bulk(&server, vec![same("a"), same("b"), json!({"name": "live", "to": "c"}), same("d")]).await;
+    assert_eq!(statuses(&results), ["processed", "error", "processed", "error"], "{results:?}");
+    assert!(results[1]["error"][0].as_str().unwrap().contains("already used"), "{}", results[1]);
+    assert_eq!(count(&server, "notifications WHERE transaction_id = 'same'").await, 1);
+    assert_eq!(count(&server, "subscribers WHERE subscriber_id IN ('b', 'd')").await, 0);
+
+    // Thirty concurrent triggers with one new transactionId: one is stored, whichever batch it is in.
+    let answers = join_all((0..30).map(|n| trigger(&server, same(&format!("r{n}"))))).await;
+    let processed: Vec<_> = answers.iter().filter(|(_, answer)| answer["status"] == "processed").collect();
+    assert!(answers.iter().all(|(status, _)| *status == 201), "{answers:?}");
+    assert_eq!(processed.len(), 0, "`same` was stored by the bulk trigger: {answers:?}");
+    let answers = join_all(
+        (0..30).map(|n| trigger(&server, json!({"name": "live", "to": format!("r{n}"), "transactionId": "contended"}))),
+    )
+    .await;
+    let processed = answers.iter().filter(|(_, answer)| answer["status"] == "processed").count();
+    assert_eq!(processed, 1, "{answers:?}");
+    assert_eq!(count(&server, "notifications WHERE transaction_id = 'contended'").await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_triggers_each_get_their_own_outcome() {
+    let server = TestServer::start_api_only().await;
+    create_workflow(&server, "live", json!([in_app_step()])).await;
+    let known = json!({"identifier": "known", "name": "Known"});
+    trigger_processed(&server, json!({"name": "live", "to": "first", "tenant": known})).await;
+    // Every third names a tenant that does not exist; the others are stored, tenant or not.
+    let answers = join_all((0..90).map(|n| {
+        let tenant = match n % 3 {
+            0 => json!("missing"),
+            1 => json!("known"),
+            _ => json!({"identifier": format!("new-{n}")}),
+        };
+        trigger(
+            &server,
+            json!({"name": "live", "to": format!("s{n}"), "tenant": tenant, "transactionId": format!("t{n}")}),
+        )
+    }))
+    .await;
+    for (n, (status, answer)) in answers.iter().enumerate() {
+        assert_eq!(*status, 201, "{answer}");
+        let expected = if n % 3 == 0 { "no_tenant_found" } else { "processed" };
+        assert_eq!(answer["status"], expected, "trigger {n}: {answer}");
+        assert_eq!(answer["transactionId"], format!("t{n}"));
+    }
+    assert_eq!(count(&server, "notifications").await, 61);
+    assert_eq!(count(&server, "trigger_transactions").await, 61);
+    assert_eq!(count(&server, "tenants").await, 31);
+    let of_known = "notifications n JOIN tenants t ON t.id = n.tenant_id WHERE t.identifier = 'known'";
+    assert_eq!(count(&server, of_known).await, 31);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_next_trigger_runs_the_workflow_as_last_saved() {
+    let server = TestServer::start_api_only().await;
+    create_workflow(&server, "live", json!([in_app_step()])).await;
+    trigger_processed(&server, json!({"name": "live", "to": "a"})).await;
+
+    let update = |active: bool, steps: Value| json!({"workflowId": "live", "name": "live", "active": active, "steps": steps, "origin": "svc-cloud", "preferences": {}});
+    let (status, body) =
+        server.send_json(Method::PUT, "/v2/workflows/live", &update(false, json!([in_app_step()]))).await;
+    assert_eq!(status, 200, "{body}");
+    let (_, answer) = trigger(&server, json!({"name": "live", "to": "a"})).await;
+    assert_eq!(answer["status"], "trigger_not_active", "{answer}");
+
+    let (status, body) =
+        server.send_json(Method::PUT, "/v2/workflows/live", &update(true, json!([in_app_step(), in_app_step()]))).await;
+    assert_eq!(status, 200, "{body}");
+    let transaction_id = trigger_processed(&server, json!({"name": "live", "to": "a"})).await;
+    // The trigger job and one job per step of the new definition.
+    assert_eq!(count(&server, &format!("jobs WHERE transaction_id = '{transaction_id}'")).await, 3);
+
+    let deleted = server.request(Method::DELETE, "/v2/workflows/live").send().await.unwrap();
+    assert_eq!(deleted.status(), 200);
+    let (status, answer) = trigger(&server, json!({"name": "live", "to": "a"})).await;
+    assert_eq!((status, answer["message"].as_str()), (422, Some("workflow_not_found")), "{answer}");
+}
