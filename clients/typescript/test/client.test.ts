@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 
-import { createRegistry, toJson } from "@bufbuild/protobuf";
+import { createRegistry, toJson, type DescFile } from "@bufbuild/protobuf";
 
 import {
   Code,
@@ -14,17 +14,10 @@ import {
   Herald,
   StepTypeEnum_StepType,
   TriggerEventStatusEnum_TriggerEventStatus,
-  file_herald_v1_common,
-  file_herald_v1_environments,
-  file_herald_v1_events,
-  file_herald_v1_integrations,
-  file_herald_v1_messages,
-  file_herald_v1_notifications,
-  file_herald_v1_subscribers,
-  file_herald_v1_workflows,
   recipient,
   type TriggerRecipient,
 } from "../src/index.js";
+import * as exported from "../src/index.js";
 
 const url = process.env.HERALD_URL ?? "http://127.0.0.1:3000";
 const key = process.env.HERALD_API_KEY;
@@ -52,18 +45,11 @@ async function rejection(call: Promise<unknown>): Promise<ConnectError> {
 
 // Importing the index already decoded every embedded descriptor; a registry also resolves the types.
 test("every generated file loads into one protobuf-es registry", () => {
-  const files = [
-    file_herald_v1_common,
-    file_herald_v1_environments,
-    file_herald_v1_events,
-    file_herald_v1_integrations,
-    file_herald_v1_messages,
-    file_herald_v1_notifications,
-    file_herald_v1_subscribers,
-    file_herald_v1_workflows,
-  ];
+  const files = Object.entries(exported)
+    .filter(([name]) => name.startsWith("file_herald_v1_"))
+    .map(([, file]) => file as DescFile);
   assert.deepEqual(
-    files.map((file) => file.name),
+    files.map((file) => file.name).sort(),
     ["common", "environments", "events", "integrations", "messages", "notifications", "subscribers", "workflows"].map(
       (name) => `herald/v1/${name}`,
     ),
