@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# CI: the committed clients against a real Herald. Builds Herald (a debug build: `cargo test` has
-# already compiled nearly all of it), starts it on a loopback port, installs each client from its own
-# directory into a throwaway environment (a venv; `npm ci` in a copy), then runs each gRPC and REST
-# quickstart and each language's tests (pytest; node's test runner).
+# CI: the committed clients against a real Herald. Builds Herald, starts it on a loopback port,
+# installs each client from its own directory into a throwaway environment (a venv; `npm ci` in a
+# copy), then runs each gRPC and REST quickstart and each language's tests (pytest; node's test runner).
+# The binary is the debug one `cargo test --no-run` builds beside the integration tests: CI's
+# `cargo test` then compiles nothing more, where a `cargo build` would compile Herald a second time
+# (the test build has other features and profile).
 # Herald runs on its private PostgreSQL cluster in a temporary data directory, which seeds an
 # environment and writes its API key; with DATABASE_URL set it uses that database instead, in a new
 # organization with a `development` environment and an in-app integration. Needs what Herald needs
@@ -15,7 +17,7 @@ port=${CLIENTS_PORT:-3197}
 export HERALD_URL="http://127.0.0.1:$port"
 herald=${CARGO_TARGET_DIR:-target}/debug/herald
 
-cargo build --bin herald
+cargo test --no-run
 work=$(mktemp -d)
 chmod 755 "$work" # as root, Herald runs PostgreSQL as `postgres`, which must reach the cluster inside
 pid=
