@@ -9,6 +9,7 @@ import { EnvironmentsService } from "./gen/herald/v1/environments_pb.js";
 import {
   EventsService,
   TriggerRecipientSchema,
+  type TriggerEventBulkRequest,
   type TriggerEventRequest,
   type TriggerSubscriberSchema,
 } from "./gen/herald/v1/events_pb.js";
@@ -53,17 +54,21 @@ export const recipient = {
  * sent as is, Herald could only answer `invalid_recipients` or drop the actor.
  */
 export const requireOneofKinds: Interceptor = (next) => (request) => {
-  if (!request.stream && request.service.typeName === EventsService.typeName) {
-    const message = request.message as { events?: TriggerEventRequest[] } & Partial<TriggerEventRequest>;
-    (message.events ?? [message as TriggerEventRequest]).forEach((event, index) => {
-      const where = message.events ? `events[${index}].` : "";
-      event.to?.forEach((to, position) => requireKind(to.kind.case, `${where}to[${position}]`));
-      if (event.actor) requireKind(event.actor.kind.case, `${where}actor`);
-      if (event.tenant) requireKind(event.tenant.kind.case, `${where}tenant`);
-    });
+  if (request.stream) return next(request);
+  if (request.method === EventsService.method.triggerEvent) {
+    requireKinds(request.message as TriggerEventRequest, "");
+  } else if (request.method === EventsService.method.triggerEventBulk) {
+    const { events } = request.message as TriggerEventBulkRequest;
+    events.forEach((event, index) => requireKinds(event, `events[${index}].`));
   }
   return next(request);
 };
+
+function requireKinds(event: TriggerEventRequest, where: string): void {
+  event.to.forEach((to, position) => requireKind(to.kind.case, `${where}to[${position}]`));
+  if (event.actor) requireKind(event.actor.kind.case, `${where}actor`);
+  if (event.tenant) requireKind(event.tenant.kind.case, `${where}tenant`);
+}
 
 function requireKind(chosen: string | undefined, path: string): void {
   if (chosen === undefined) {
