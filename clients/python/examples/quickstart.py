@@ -70,7 +70,8 @@ def main() -> None:
             )
         )
         if not triggered.acknowledged:
-            raise RuntimeError(f"trigger not accepted: {events_pb2.TriggerEventStatusEnum.TriggerEventStatus.Name(triggered.status)}")
+            status = events_pb2.TriggerEventStatusEnum.TriggerEventStatus.Name(triggered.status)
+            raise RuntimeError(f"trigger not accepted: {status}")
         print(f"triggered, transaction {triggered.transaction_id}")
 
         message = wait_for_in_app_message(herald, subscriber.subscriber_id, triggered.transaction_id)

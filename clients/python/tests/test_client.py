@@ -7,7 +7,7 @@ import pytest
 from google.protobuf import json_format
 
 import herald.v1
-from conftest import create_in_app_workflow, wait_for_messages
+from helpers import create_in_app_workflow, wait_for_messages
 from herald import Herald
 from herald.v1 import (
     environments_pb2,

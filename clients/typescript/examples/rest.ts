@@ -9,7 +9,8 @@ const headers = { authorization: `ApiKey ${process.env.HERALD_API_KEY}`, "conten
 
 // The JSON of the spec's shapes, untyped: this example shows the wire, not a REST client library.
 async function call(method: string, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = body === undefined ? undefined : JSON.stringify(body);
+  const response = await fetch(url + path, { method, headers, body: json });
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
   return response.json();
 }
