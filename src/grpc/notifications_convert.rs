@@ -82,7 +82,7 @@ impl From<Event> for pb::NotificationEvent {
 
 fn event_template(stored: &StoredWorkflow) -> pb::NotificationEventTemplate {
     pb::NotificationEventTemplate {
-        id: Some(stored.workflow.id.to_string()),
+        id: stored.workflow.id.to_string(),
         name: stored.workflow.name.clone(),
         origin: Some(stored.workflow.origin.clone()),
         triggers: triggers(stored),

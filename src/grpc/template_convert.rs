@@ -21,7 +21,7 @@ pub fn template_form(stored: &StoredWorkflow) -> pb::NotificationTemplate {
     let environment_id = workflow.environment_id.to_string();
     let organization_id = workflow.organization_id.to_string();
     pb::NotificationTemplate {
-        id: Some(workflow.id.to_string()),
+        id: workflow.id.to_string(),
         name: workflow.name.clone(),
         description: workflow.description.clone().unwrap_or_default(),
         active: workflow.active,
@@ -40,7 +40,7 @@ pub fn template_form(stored: &StoredWorkflow) -> pb::NotificationTemplate {
         deleted_at: workflow.deleted_at.map(format_timestamp).unwrap_or_default(),
         deleted_by: workflow.deleted_by.clone().unwrap_or_default(),
         notification_group: Some(pb::NotificationGroup {
-            id: Some(environment_id.clone()),
+            id: environment_id.clone(),
             name: "General".into(),
             environment_id,
             organization_id,
@@ -125,7 +125,7 @@ fn notification_step(step: &StepRow) -> pb::NotificationStep {
         "controls": step.control_values
     });
     pb::NotificationStep {
-        id: Some(step.id.to_string()),
+        id: step.id.to_string(),
         uuid: Some(step.step_id.clone()),
         name: Some(step.name.clone()),
         template_id: Some(step.id.to_string()),
@@ -255,7 +255,7 @@ mod tests {
             ],
         };
         let template = template_form(&stored);
-        assert_eq!(template.id.as_deref(), Some(stored.workflow.id.to_string().as_str()));
+        assert_eq!(template.id, stored.workflow.id.to_string());
         assert!(template.critical && template.active && !template.draft);
         assert_eq!(template.tags, ["orders"]);
         let trigger = &template.triggers[0];

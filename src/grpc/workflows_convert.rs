@@ -35,7 +35,8 @@ impl From<pb::WorkflowInput> for WorkflowDefinition {
             .steps
             .into_iter()
             .map(|step| StepDefinition {
-                id: step.id,
+                // proto3 has no presence for `id` (see common.proto): empty names no existing step.
+                id: Some(step.id).filter(|id| !id.is_empty()),
                 step_id: step.step_id,
                 name: step.name,
                 kind: enum_name(

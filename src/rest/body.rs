@@ -64,19 +64,26 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
     let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) { b"{}" } else { bytes };
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
-        let path = error.path().to_string();
-        let inner = error.into_inner();
-        if inner.is_syntax() || inner.is_eof() {
-            AppError::BadRequest(format!("Malformed JSON: {inner}"))
-        } else if let Some(error) = unknown_enum_value(&path, &inner.to_string()) {
-            error
-        } else if path == "." {
-            AppError::BadRequest(format!("Invalid request body: {inner}"))
-        } else {
-            AppError::BadRequest(format!("Invalid value for field '{path}': {inner}"))
-        }
-    })
+    serde_path_to_error::deserialize(&mut deserializer).map_err(read_error)
+}
+
+/// Reads a JSON value the REST layer has rewritten as `T`, with the errors of [`parse_json`].
+pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, AppError> {
+    serde_path_to_error::deserialize(value).map_err(read_error)
+}
+
+fn read_error(error: serde_path_to_error::Error<serde_json::Error>) -> AppError {
+    let path = error.path().to_string();
+    let inner = error.into_inner();
+    if inner.is_syntax() || inner.is_eof() {
+        AppError::BadRequest(format!("Malformed JSON: {inner}"))
+    } else if let Some(error) = unknown_enum_value(&path, &inner.to_string()) {
+        error
+    } else if path == "." {
+        AppError::BadRequest(format!("Invalid request body: {inner}"))
+    } else {
+        AppError::BadRequest(format!("Invalid value for field '{path}': {inner}"))
+    }
 }
 
 /// A value outside a closed set (`"channel": "fax"`) is a field validation failure (422) naming the

@@ -5,9 +5,13 @@ use axum::routing::get;
 use axum::{Extension, Router};
 use http::StatusCode;
 
+use serde_json::Value;
+
+use super::body::from_value;
 use super::query::{OutOfRange, QueryParams};
 use super::{grpc_request, json_response, JsonBody, RestResult};
 use crate::domain::tenancy::Tenant;
+use crate::error::AppError;
 use crate::grpc::Services;
 use crate::proto::herald::v1 as pb;
 use pb::workflows_service_server::WorkflowsService;
@@ -21,9 +25,9 @@ pub fn routes() -> Router<Services> {
 async fn create_workflow(
     State(services): State<Services>,
     Extension(tenant): Extension<Tenant>,
-    JsonBody(workflow): JsonBody<pb::WorkflowInput>,
+    JsonBody(body): JsonBody<Value>,
 ) -> RestResult {
-    let request = pb::CreateWorkflowRequest { workflow: Some(workflow) };
+    let request = pb::CreateWorkflowRequest { workflow: Some(workflow_input(body)?) };
     let response = services.workflows.create_workflow(grpc_request(tenant, request)).await?;
     Ok(json_response(StatusCode::CREATED, &response.into_inner().workflow))
 }
@@ -57,11 +61,24 @@ async fn update_workflow(
     State(services): State<Services>,
     Extension(tenant): Extension<Tenant>,
     Path(workflow_id): Path<String>,
-    JsonBody(workflow): JsonBody<pb::WorkflowInput>,
+    JsonBody(body): JsonBody<Value>,
 ) -> RestResult {
-    let request = pb::UpdateWorkflowRequest { workflow_id, workflow: Some(workflow) };
+    let request = pb::UpdateWorkflowRequest { workflow_id, workflow: Some(workflow_input(body)?) };
     let response = services.workflows.update_workflow(grpc_request(tenant, request)).await?;
     Ok(json_response(StatusCode::OK, &response.into_inner().workflow))
+}
+
+/// The definition in a create or update body. A step's `"_id": null` means a new step, as an absent
+/// `_id` does; the proto field has no presence (see common.proto), so pbjson alone would refuse it.
+fn workflow_input(mut body: Value) -> Result<pb::WorkflowInput, AppError> {
+    if let Some(Value::Array(steps)) = body.get_mut("steps") {
+        for step in steps.iter_mut().filter_map(Value::as_object_mut) {
+            if step.get("_id").is_some_and(Value::is_null) {
+                step.remove("_id");
+            }
+        }
+    }
+    from_value(body)
 }
 
 /// 200 with the (empty) response message as JSON, `{}`: every REST body is JSON.

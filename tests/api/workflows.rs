@@ -209,7 +209,7 @@ async fn put_keeps_step_ids_and_recomputes_issues_and_status() {
     let mut update = order_workflow();
     update["name"] = json!("Order Shipped v2");
     update["steps"] = json!([
-        {"name": "Push it", "type": "push", "controlValues": {"subject": "S", "body": "B"}},
+        {"_id": null, "name": "Push it", "type": "push", "controlValues": {"subject": "S", "body": "B"}},
         {"_id": old_steps[2]["_id"], "name": "Mail renamed", "type": "email", "controlValues": {"subject": "New", "body": "Body"}},
         {"stepId": "inbox", "name": "Inbox", "type": "in_app", "controlValues": {"body": "Hello"}}
     ]);
@@ -224,7 +224,7 @@ async fn put_keeps_step_ids_and_recomputes_issues_and_status() {
     assert_eq!(steps[1]["stepId"], "mail");
     assert_eq!(steps[1]["name"], "Mail renamed");
     assert_eq!(steps[2]["_id"], old_steps[0]["_id"], "kept by stepId");
-    assert!(old_steps.iter().all(|old| old["_id"] != steps[0]["_id"]), "a new step gets a new id");
+    assert!(old_steps.iter().all(|old| old["_id"] != steps[0]["_id"]), "a null _id is a new step with a new id");
     assert!(steps[1].get("issues").is_none() && steps[2].get("issues").is_none(), "{body}");
     assert_eq!(steps[0]["issues"]["integration"]["push"][0]["issueType"], "MISSING_INTEGRATION");
     assert_eq!(body["status"], "ERROR");
