@@ -13,8 +13,8 @@ count=${1:-100000}
 report=$("$target/release/loadgen" --url "$url" --json --concurrency 128 --triggers "$count" --wait-timeout-secs 900)
 ingest=$(jq -r '.triggers.accepted_per_s' <<<"$report")
 psql -q "$database_url" -c "UPDATE notifications SET created_at = created_at - interval '31 days';
-                             UPDATE trigger_transactions SET created_at = created_at - interval '31 days';
-                             VACUUM ANALYZE;"
+                             UPDATE trigger_transactions SET created_at = created_at - interval '31 days'" \
+  -c "VACUUM ANALYZE"
 rows=$(psql -tA "$database_url" -c "SELECT (SELECT count(*) FROM notifications) || ' notifications, ' ||
   (SELECT count(*) FROM jobs) || ' jobs, ' || (SELECT count(*) FROM execution_details) || ' details, ' ||
   (SELECT count(*) FROM messages) || ' messages'")
