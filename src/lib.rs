@@ -10,6 +10,7 @@ pub mod domain;
 pub mod engine;
 pub mod error;
 pub mod grpc;
+pub mod health;
 pub mod proto;
 pub mod providers;
 pub mod rest;

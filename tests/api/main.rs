@@ -13,6 +13,7 @@ mod engine;
 mod environments;
 mod errors;
 mod grpc_surface;
+mod health;
 mod integrations;
 mod limits;
 mod messages;

@@ -45,7 +45,8 @@ pub struct TestServer {
     pub clock: Clock,
     /// The test's schema: also the application name of every connection the server opens.
     pub schema: String,
-    running: Running,
+    /// `None` once [`shutdown`](Self::shutdown) has run.
+    running: Option<Running>,
 }
 
 impl TestServer {
@@ -145,7 +146,7 @@ impl TestServer {
             pool,
             clock,
             schema,
-            running,
+            running: Some(running),
         }
     }
 
@@ -208,9 +209,24 @@ impl TestServer {
     }
 }
 
+impl TestServer {
+    /// What the server's `/readyz` and gRPC health service report.
+    pub fn health(&self) -> std::sync::Arc<herald::health::Health> {
+        self.running.as_ref().expect("the server runs").health.clone()
+    }
+
+    /// The graceful stop `herald serve` makes on SIGTERM; returns when it has finished.
+    pub async fn shutdown(&mut self) {
+        let running = self.running.take().expect("the server runs");
+        running.shutdown().await.expect("a clean stop");
+    }
+}
+
 impl Drop for TestServer {
     fn drop(&mut self) {
-        self.running.stop();
+        if let Some(running) = &self.running {
+            running.stop();
+        }
     }
 }
 
