@@ -8,7 +8,7 @@
 # message listings, mark-as read and mark-as unread of the same 100 messages at once, and set-primary
 # on three email integrations of one channel at once.
 # Usage: scripts/soak.sh [minutes (default 20)] [seconds between faults (default 120)]
-# Rates: TRIGGERS_PER_S (default 200), READS_PER_S (200), MARKS_PER_S (20 each way),
+# Rates: TRIGGERS_PER_S (default 200), READS_PER_S (200), MARKS_PER_S (10 each way),
 # SET_PRIMARY_PER_S (2 per integration). Starts Herald on its private cluster (scripts/bench-start.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +19,7 @@ fault_every=${2:-120}
 fault_window=${FAULT_WINDOW_S:-10}
 triggers_per_s=${TRIGGERS_PER_S:-200}
 reads_per_s=${READS_PER_S:-200}
-marks_per_s=${MARKS_PER_S:-20}
+marks_per_s=${MARKS_PER_S:-10}
 set_primary_per_s=${SET_PRIMARY_PER_S:-2}
 seconds=$((minutes * 60))
 work=$(mktemp -d)
@@ -37,7 +37,7 @@ integrations=()
 for n in 1 2 3; do
   body="{\"providerId\": \"sendgrid\", \"channel\": \"email\", \"name\": \"Soak $n\", \"active\": true,
     \"credentials\": {\"apiKey\": \"soak\", \"from\": \"soak@example.com\"}}"
-  integrations+=("$(api POST /v1/integrations "$body" | jq -r .data._id)")
+  integrations+=("$(api POST /v1/integrations "$body" | jq -r ._id)")
 done
 loadgen --subscribers 1 --triggers 100 --concurrency 8 >/dev/null
 message_ids=$(api GET "/v1/messages?subscriberId=loadgen-0&limit=100" | jq -c '[.data[]._id]')
@@ -46,10 +46,12 @@ message_ids=$(api GET "/v1/messages?subscriberId=loadgen-0&limit=100" | jq -c '[
 rss_start=$(rss_mb)
 echo "soak: ${minutes} min, connections terminated every ${fault_every} s; Herald RSS at start ${rss_start} MB" >&2
 mark_as() { echo "{\"messageId\": $message_ids, \"markAs\": \"$1\"}"; }
+loads=()
 open_loop() { # name rate, loadgen options…: runs for the soak's duration
   local name=$1 rate=$2
   shift 2
   loadgen --rate "$rate" --triggers $((rate * seconds)) --concurrency 256 "$@" >"$work/$name.json" &
+  loads+=($!)
 }
 open_loop triggers "$triggers_per_s" --wait-timeout-secs 900
 open_loop reads "$reads_per_s" --request call --call 'GET /v1/messages?subscriberId={subscriber}&limit=10'
@@ -79,7 +81,7 @@ while [ $(($(date +%s) - started)) -lt "$seconds" ]; do
     next_fault=$((next_fault + fault_every))
   fi
 done
-wait
+wait "${loads[@]}" || true # a run with failures exits non-zero: the report counts them
 rss_end=$(rss_mb)
 
 # The report: 5xx split by whether the second they were sent in falls inside a fault window.
@@ -111,3 +113,6 @@ jq -r '.delivery | "Triggers: \(.expected_messages) messages expected, \(.missin
 echo "Herald RSS: ${rss_start} MB at start, ${rss_peak} MB peak, ${rss_end} MB at end"
 echo "Failures by kind:"
 jq -r '"  \(input_filename | split("/") | last): \(.triggers.failures)"' "$work"/*.json
+echo "Herald's warnings and errors, by message (the most frequent first):"
+sed -E 's/\x1b\[[0-9;]*m//g' "$log" | grep -E ' (WARN|ERROR) ' | sed -E 's/^[^ ]+ +//; s/[0-9a-f-]{36}//g' |
+  cut -c1-200 | sort | uniq -c | sort -rn | head -15

@@ -11,6 +11,7 @@ pub mod engine;
 pub mod error;
 pub mod grpc;
 pub mod health;
+pub mod metrics;
 pub mod proto;
 pub mod providers;
 pub mod rest;

@@ -1,5 +1,5 @@
-//! One router on one port: REST (HTTP/1.1 and h2) and gRPC (h2c), gRPC health and reflection,
-//! request ids, tracing, and graceful shutdown.
+//! One router on one port: REST (HTTP/1.1 and h2) and gRPC (h2c), health (`/healthz`, `/readyz`,
+//! gRPC health) and reflection, request ids, request metrics, tracing, and graceful shutdown.
 
 use std::sync::Arc;
 
@@ -17,6 +17,7 @@ use crate::app::MAX_REQUEST_BYTES;
 use crate::error::render::{grpc_panic_response, not_found_fallback, render_errors, rest_panic_response};
 use crate::grpc::Services;
 use crate::health::Health;
+use crate::metrics::requests::record_request;
 use crate::{auth, rest};
 
 /// Re-exported for `src/grpc/workflows.rs`, which still imports it from here; the state lives in `app`.
@@ -33,6 +34,7 @@ pub fn router(
     health: Arc<Health>,
     grpc_health: HealthServer<impl GrpcHealth>,
 ) -> Router {
+    let metrics = state.engine.metrics.clone();
     let services = Services::new(state.clone());
     // Providers' delivery-status posts carry no API key: their signature is checked by the handler.
     let webhooks = rest_handling(rest::webhook_routes(state.clone()));
@@ -55,6 +57,7 @@ pub fn router(
         .merge(rest)
         .merge(webhooks)
         .fallback(not_found_fallback)
+        .layer(from_fn_with_state(metrics, record_request))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID_HEADER))
         .layer(TraceLayer::new_for_http().make_span_with(|request: &Request<Body>| {
             let request_id =

@@ -16,6 +16,7 @@ use crate::engine::delivery_status::SnsCertificates;
 use crate::engine::worker::{run_workers, WorkerSettings, WorkerShared};
 use crate::engine::{Clock, EngineContext};
 use crate::health::{Health, WorkersAlive};
+use crate::metrics;
 use crate::providers::ProviderSettings;
 use crate::server;
 
@@ -30,6 +31,9 @@ pub struct StartOptions {
     pub clock: Clock,
     /// Serves REST and gRPC on this listener; `None` for a worker-only process.
     pub listener: Option<TcpListener>,
+    /// Serves `/metrics`, `/healthz` and `/readyz` on this listener (`HERALD_METRICS_ADDR`), whatever
+    /// the role: the operator's port, kept apart from the API's.
+    pub metrics_listener: Option<TcpListener>,
     /// Runs worker loops with these settings; `None` for an API-only process.
     pub workers: Option<WorkerSettings>,
     /// Served like Herald's own REST routes (same authentication, error rendering and panic
@@ -49,16 +53,27 @@ pub struct Running {
     pub health: Arc<Health>,
     server: Option<JoinHandle<std::io::Result<()>>>,
     workers: Option<JoinHandle<()>>,
+    operations: Option<JoinHandle<std::io::Result<()>>>,
     stop_server: watch::Sender<bool>,
     stop_workers: watch::Sender<bool>,
 }
 
 /// Starts the engine context, then the workers and the server that `options` ask for.
 pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
-    let StartOptions { pool, cipher, clock, listener, workers, extra_rest_routes, public_url, provider_settings } =
-        options;
+    let StartOptions {
+        pool,
+        cipher,
+        clock,
+        listener,
+        metrics_listener,
+        workers,
+        extra_rest_routes,
+        public_url,
+        provider_settings,
+    } = options;
     let engine = EngineContext::start(&pool, clock).await?;
     let (stop_workers, stop) = watch::channel(false);
+    let (stop_server, mut stopped) = watch::channel(false);
     let workers_alive = workers.as_ref().map(|_| WorkersAlive::default());
     let (health_reporter, grpc_health) = tonic_health::server::health_reporter();
     let health = Arc::new(Health::new(pool.clone(), health_reporter, workers_alive.clone()));
@@ -76,7 +91,20 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
             run_workers(Arc::new(shared), stop).await;
         })
     });
-    let (stop_server, mut stopped) = watch::channel(false);
+    // The operations port stays up until the workers stop, so that `/readyz` shows the drain.
+    let operations = match metrics_listener {
+        Some(listener) => {
+            tracing::info!(addr = %listener.local_addr()?, "Herald is serving /metrics, /healthz and /readyz");
+            let router = metrics::scrape::routes(engine.metrics.clone(), pool.clone()).merge(health.clone().routes());
+            let mut workers_stopped = stop_workers.subscribe();
+            let shutdown = async move {
+                let _ = workers_stopped.wait_for(|stop| *stop).await;
+            };
+            Some(tokio::spawn(async move { axum::serve(listener, router).with_graceful_shutdown(shutdown).await }))
+        }
+        None => None,
+    };
+
     let server = match listener {
         Some(listener) => {
             tracing::info!(addr = %listener.local_addr()?, "Herald is serving REST and gRPC");
@@ -91,7 +119,7 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
         }
         None => None,
     };
-    Ok(Running { health, server, workers, stop_server, stop_workers })
+    Ok(Running { health, server, workers, operations, stop_server, stop_workers })
 }
 
 impl Running {
@@ -121,6 +149,9 @@ impl Running {
         let _ = self.stop_workers.send(true);
         if let Some(workers) = self.workers {
             workers.await?;
+        }
+        if let Some(operations) = self.operations {
+            operations.await??;
         }
         Ok(())
     }

@@ -17,6 +17,7 @@ mod health;
 mod integrations;
 mod limits;
 mod messages;
+mod metrics;
 mod providers;
 mod subscribers;
 mod webhooks;

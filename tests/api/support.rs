@@ -37,6 +37,8 @@ pub fn local_providers() -> Providers {
 /// A running server with a fresh schema, an environment and an API key.
 pub struct TestServer {
     pub addr: SocketAddr,
+    /// `HERALD_METRICS_ADDR`'s port: `/metrics`, `/healthz`, `/readyz`.
+    pub metrics_addr: SocketAddr,
     pub api_key: String,
     pub environment_id: Uuid,
     pub organization_id: Uuid,
@@ -115,6 +117,8 @@ impl TestServer {
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
+        let metrics_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let metrics_addr = metrics_listener.local_addr().expect("addr");
         let clock = Clock::system();
         let settings = WorkerSettings {
             concurrency: worker_loops.unwrap_or(1),
@@ -131,6 +135,7 @@ impl TestServer {
             cipher: herald::crypto::CredentialCipher::random(),
             clock: clock.clone(),
             listener: Some(listener),
+            metrics_listener: Some(metrics_listener),
             workers: worker_loops.map(|_| settings),
             extra_rest_routes,
             public_url: public.then(|| format!("http://{addr}").parse().expect("a URL")),
@@ -140,6 +145,7 @@ impl TestServer {
         .expect("Herald starts");
         Self {
             addr,
+            metrics_addr,
             api_key: key.key,
             environment_id: environment.id,
             organization_id: environment.organization_id,

@@ -104,6 +104,9 @@ async fn run_batch(shared: &WorkerShared) -> Result<usize, BatchFailure> {
     if claimed.is_empty() {
         return Ok(0);
     }
+    for claimed in &claimed {
+        shared.engine.metrics.job(claimed.job.kind.as_str(), "claimed");
+    }
     let ids: Vec<Uuid> = claimed.iter().map(|claimed| claimed.job.id).collect();
     run_claimed(shared, &claimed, now).await.map_err(|error| BatchFailure { error, claimed: ids })?;
     Ok(claimed.len())
@@ -130,8 +133,13 @@ async fn run_claimed(shared: &WorkerShared, claimed: &[claim::Claimed], now: Dat
         while let Some(Some(outcome)) = running.next().now_or_never() {
             finished.push(outcome);
         }
+        let ended: Vec<_> =
+            finished.iter().map(|outcome| (outcome.job.kind.as_str(), outcome.status.as_str())).collect();
         let mut conn = shared.pool.get().await?;
         commit::commit_outcomes(&mut conn, shared, finished, shared.engine.clock.now()).await?;
+        for (step_type, status) in ended {
+            shared.engine.metrics.job(step_type, status);
+        }
     }
     Ok(())
 }
