@@ -4,7 +4,8 @@
 #      one API and two worker processes, each with a health check, all sharing HERALD_SECRET_KEY;
 #   2. the Dockerfile is multi-stage and runs as the unprivileged user 10001;
 #   3. the binary serves as that user (zero-config, its private PostgreSQL started as that user),
-#      answers /readyz on the metrics port, and on SIGTERM drains and exits 0.
+#      answers /readyz on the metrics port, logs JSON lines carrying the request and environment ids,
+#      and on SIGTERM drains and exits 0.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${CARGO_TARGET_DIR:-target}
@@ -43,7 +44,7 @@ port=${CHECK_DEPLOY_PORT:-3193}
 metrics_port=$((port + 1))
 setpriv --reuid "$uid" --regid "$uid" --clear-groups env -i PATH=/usr/bin:/bin HOME="$work/data" \
   HERALD_DATA_DIR="$work/data" HERALD_ADDR="127.0.0.1:$port" HERALD_METRICS_ADDR="127.0.0.1:$metrics_port" \
-  "$work/herald" serve >"$work/herald.log" 2>&1 &
+  HERALD_LOG_FORMAT=json RUST_LOG=info,tower_http=debug "$work/herald" serve >"$work/herald.log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 1 600); do
@@ -53,6 +54,11 @@ for _ in $(seq 1 600); do
 done
 curl -sf "http://127.0.0.1:$metrics_port/readyz" | grep -q '"status":"ready"'
 [ "$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status")" = "$uid" ] || { echo "check-deploy: not running as $uid" >&2; exit 1; }
+# JSON log lines of a request carry its request id and, once authenticated, its environment.
+curl -sf -o /dev/null -H "Authorization: ApiKey $(head -n1 "$work/data/api-key")" -H "x-request-id: check-deploy-1" \
+  "http://127.0.0.1:$port/v1/environments/me"
+grep '"request_id":"check-deploy-1"' "$work/herald.log" | grep -q '"environment_id":"' ||
+  { echo "check-deploy: no JSON log line with the request and environment ids" >&2; cat "$work/herald.log" >&2; exit 1; }
 kill -TERM "$pid"
 status=0
 wait "$pid" || status=$?

@@ -62,7 +62,14 @@ pub fn router(
         .layer(TraceLayer::new_for_http().make_span_with(|request: &Request<Body>| {
             let request_id =
                 request.headers().get(&REQUEST_ID_HEADER).and_then(|value| value.to_str().ok()).unwrap_or("");
-            tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), request_id)
+            // The authentication middleware fills in the environment once it knows it.
+            tracing::info_span!(
+                "request",
+                method = %request.method(),
+                path = %request.uri().path(),
+                request_id,
+                environment_id = tracing::field::Empty,
+            )
         }))
         .layer(SetRequestIdLayer::new(REQUEST_ID_HEADER, MakeRequestUuid))
 }

@@ -14,6 +14,7 @@ use diesel_async::RunQueryDsl;
 use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
 use tokio::sync::{watch, Notify};
+use tracing::Instrument;
 
 use super::retention;
 pub use super::runtime::{WorkerSettings, WorkerShared};
@@ -125,8 +126,17 @@ async fn run_claimed(shared: &WorkerShared, claimed: &[claim::Claimed], now: Dat
     // concurrently (a for loop, not a closure: spawned futures cannot hold a closure over borrowed jobs).
     let mut running = FuturesUnordered::new();
     for claimed in claimed {
-        let input = StepInput { job: &claimed.job, batch: &batch, now };
-        running.push(run_job(shared, input, claimed.previous_status));
+        let job = &claimed.job;
+        let input = StepInput { job, batch: &batch, now };
+        // Every line a step logs names its job, environment and transactionId.
+        let span = tracing::info_span!(
+            "job",
+            job_id = %job.id,
+            step_type = job.kind.as_str(),
+            environment_id = %job.environment_id,
+            transaction_id = %job.transaction_id,
+        );
+        running.push(run_job(shared, input, claimed.previous_status).instrument(span));
     }
     while let Some(first) = running.next().await {
         let mut finished = vec![first];
