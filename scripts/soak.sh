@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Soak (a measurement, not a test): mixed load for a long time while every database connection of
 # Herald is terminated at a fixed interval. Reports, per kind of request, how many were answered, the
-# 5xx answered inside a fault window (from a termination to FAULT_WINDOW_S after it) and outside one
-# (goal 0), the other failures (4xx, unanswered); every acknowledged trigger's in-app message (missing or doubled: goal
-# 0); and Herald's resident memory at start, peak and end (goal: flat).
+# 5xx answered inside a fault window (from a termination to FAULT_WINDOW_S after it: a request waiting
+# when the connections were cut fails then) and outside one (goal 0), the other failures (4xx,
+# unanswered); every acknowledged trigger's in-app message (missing or doubled: goal 0); and Herald's
+# resident memory at start, peak and end (goal: flat).
 # The load, open loop: triggers of the seeded `welcome` workflow over REST (1 recipient of 1,000),
 # message listings, mark-as read and mark-as unread of the same 100 messages at once, and set-primary
 # on three email integrations of one channel at once.
@@ -84,7 +85,7 @@ done
 wait "${loads[@]}" || true # a run with failures exits non-zero: the report counts them
 rss_end=$(rss_mb)
 
-# The report: 5xx split by whether the second they were sent in falls inside a fault window.
+# The report: 5xx split by whether the second they were answered in falls inside a fault window.
 faults_json=$(printf '%s\n' "${faults[@]}" | jq -s .)
 row() { printf '| %-22s | %9s | %9s | %11s | %12s | %14s |\n' "$@"; }
 echo

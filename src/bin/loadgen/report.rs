@@ -36,8 +36,9 @@ pub struct Triggers {
     pub failures: BTreeMap<String, u64>,
     /// When the first request was sent.
     pub started_at: DateTime<Utc>,
-    /// The failures by the whole second after `started_at` at which each request was sent (seconds
-    /// without a failure are left out): tells failures inside a fault window from the rest.
+    /// The failures by the whole second after `started_at` at which each was answered (seconds
+    /// without a failure are left out): tells failures a fault caused, which are answered at or
+    /// soon after it however long they waited before, from the rest.
     pub failures_by_second: BTreeMap<u64, BTreeMap<String, u64>>,
     pub duration_s: f64,
     pub accepted_per_s: Option<f64>,
@@ -81,7 +82,8 @@ pub fn triggers(phase: &SendPhase) -> Triggers {
             Ok(()) => latencies.push(i64::try_from(sent.latency.as_micros()).unwrap_or(i64::MAX)),
             Err(kind) => {
                 *failures.entry(kind.clone()).or_default() += 1;
-                let second = (sent.sent_at - phase.started_at).num_seconds().max(0) as u64;
+                let answered_at = sent.sent_at + chrono::Duration::from_std(sent.latency).unwrap_or_default();
+                let second = (answered_at - phase.started_at).num_seconds().max(0) as u64;
                 *failures_by_second.entry(second).or_default().entry(kind.clone()).or_default() += 1;
             }
         }
@@ -266,14 +268,14 @@ mod tests {
     }
 
     #[test]
-    fn failures_are_placed_in_the_second_they_were_sent() {
+    fn failures_are_placed_in_the_second_they_were_answered() {
         let phase = SendPhase {
             sent: vec![
-                sent("t0", 999, 10, Err("HTTP 503")),
-                sent("t1", 1_000, 10, Err("HTTP 503")),
+                sent("t0", 900, 10, Err("HTTP 503")),
+                sent("t1", 995, 10, Err("HTTP 503")),
                 sent("t2", 1_500, 10, Err("timeout")),
                 sent("t3", 2_000, 10, Ok(())),
-                sent("t4", 125_000, 10, Err("HTTP 503")),
+                sent("t4", 120_000, 5_000, Err("HTTP 503")),
             ],
             started_at: at(0),
             elapsed: Duration::from_secs(126),
