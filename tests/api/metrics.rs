@@ -9,7 +9,7 @@ use pb::environments_service_client::EnvironmentsServiceClient;
 use reqwest::Method;
 use serde_json::json;
 
-use crate::engine::fixtures::{create_integration, create_workflow, in_app_step, SECRET};
+use crate::engine::fixtures::{chat_webhook_workflow, create_workflow, in_app_step};
 use crate::engine::receiver::Receiver;
 use crate::support::{http_client, TestServer};
 
@@ -72,13 +72,7 @@ async fn series_move_by_exactly_the_traffic_sent() {
     let server = TestServer::start().await;
     create_workflow(&server, "welcome", json!([in_app_step()])).await;
     let receiver = Receiver::start().await;
-    create_integration(
-        &server,
-        json!({"providerId": "chat-webhook", "channel": "chat", "identifier": "chat-hook", "active": true,
-               "credentials": {"secretKey": SECRET}}),
-    )
-    .await;
-    create_workflow(&server, "chat", json!([{"name": "Chat", "type": "chat", "controlValues": {"body": "Hi"}}])).await;
+    chat_webhook_workflow(&server).await;
     let before = Scrape::of(&server).await;
 
     for n in 0..3 {

@@ -33,13 +33,7 @@ async fn slow_chat_receiver(delay: Duration) -> (std::net::SocketAddr, Arc<Atomi
 async fn a_clean_stop_finishes_started_deliveries_and_leaves_no_job_claimed() {
     let mut server = TestServer::start().await;
     let (receiver, received) = slow_chat_receiver(Duration::from_millis(1500)).await;
-    create_integration(
-        &server,
-        json!({"providerId": "chat-webhook", "channel": "chat", "identifier": "chat-hook", "active": true,
-               "credentials": {"secretKey": SECRET}}),
-    )
-    .await;
-    create_workflow(&server, "chat", json!([{"name": "Chat", "type": "chat", "controlValues": {"body": "Hi"}}])).await;
+    chat_webhook_workflow(&server).await;
     let to: Vec<Value> = (0..10)
         .map(|n| {
             json!({"subscriberId": format!("s{n}"), "channels": [{"providerId": "chat-webhook",
