@@ -18,6 +18,7 @@ mod limits;
 mod messages;
 mod providers;
 mod subscribers;
+mod topics;
 mod webhooks;
 mod workflows;
 mod zero_config;
