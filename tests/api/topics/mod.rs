@@ -1,5 +1,5 @@
 //! Topics: CRUD and membership over REST and gRPC, and triggers to topics fanned out by the engine.
 
 mod crud;
-mod fanout;
+pub mod fanout;
 mod grpc;
