@@ -37,8 +37,9 @@ sql "INSERT INTO subscribers (id, environment_id, organization_id, subscriber_id
      SELECT gen_random_uuid(), e.id, e.organization_id, 'crowd', 'Crowd' FROM environments e;
      INSERT INTO topic_subscribers (topic_id, subscriber_id, environment_id, external_subscriber_id, created_at)
      SELECT t.id, s.id, s.environment_id, s.subscriber_id, now() - interval '1 minute'
-     FROM topics t JOIN subscribers s ON s.environment_id = t.environment_id AND s.subscriber_id LIKE 'member-%';
-     VACUUM ANALYZE subscribers; VACUUM ANALYZE topic_subscribers;"
+     FROM topics t JOIN subscribers s ON s.environment_id = t.environment_id AND s.subscriber_id LIKE 'member-%';"
+sql "VACUUM ANALYZE subscribers"
+sql "VACUUM ANALYZE topic_subscribers"
 rss_before=$(status_kib VmHWM)
 
 first_ms=$(trigger big)

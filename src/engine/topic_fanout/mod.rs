@@ -25,7 +25,7 @@ use uuid::Uuid;
 
 use super::runtime::WorkerShared;
 use super::trigger::fanout::EventTemplate;
-use crate::db::schema::{subscribers, topics};
+use crate::db::schema::{subscribers, topic_fanouts, topics};
 use crate::error::{AppError, AppResult};
 
 /// A claimed fan-out.
@@ -64,7 +64,7 @@ pub async fn run_fanouts(shared: Arc<WorkerShared>, wake: Arc<Notify>, mut stop:
         let notified = wake.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
-        let pause = match run_one(&shared).await {
+        let pause = match run_one(&shared, &stop).await {
             Ok(true) => {
                 failures_in_a_row = 0;
                 continue;
@@ -85,8 +85,9 @@ pub async fn run_fanouts(shared: Arc<WorkerShared>, wake: Arc<Notify>, mut stop:
     }
 }
 
-/// Claims one due fan-out and expands it to the end; false when none was due.
-async fn run_one(shared: &WorkerShared) -> AppResult<bool> {
+/// Claims one due fan-out and expands it to the end, or until `stop` (then hands it back for another
+/// worker at once); false when none was due.
+async fn run_one(shared: &WorkerShared, stop: &watch::Receiver<bool>) -> AppResult<bool> {
     let mut conn = shared.pool.get().await?;
     let now = shared.engine.clock.now();
     let Some(claimed) = claim(&mut conn, &shared.owner, now, lease(shared)).await? else { return Ok(false) };
@@ -99,10 +100,25 @@ async fn run_one(shared: &WorkerShared) -> AppResult<bool> {
             shared.engine.wakeup.wake();
         }
         match expanded.next {
+            Some(_) if *stop.borrow() => {
+                hand_back(&mut conn, expansion.id, &shared.owner, shared.engine.clock.now()).await?;
+                return Ok(true);
+            }
             Some(cursor) => after = Some(cursor),
             None => return Ok(true),
         }
     }
+}
+
+/// Makes a fan-out this worker holds due again at once (a graceful stop between pages).
+async fn hand_back(conn: &mut AsyncPgConnection, id: Uuid, owner: &str, now: DateTime<Utc>) -> AppResult<()> {
+    diesel::update(topic_fanouts::table)
+        .filter(topic_fanouts::id.eq(id))
+        .filter(topic_fanouts::lease_owner.eq(owner))
+        .set((topic_fanouts::run_at.eq(now), topic_fanouts::lease_owner.eq(None::<String>)))
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 fn lease(shared: &WorkerShared) -> TimeDelta {

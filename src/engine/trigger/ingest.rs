@@ -98,10 +98,10 @@ async fn dispatch(mut queued: mpsc::Receiver<Pending>, flushing: Flushing) {
             },
         };
         let permit = flushers.clone().acquire_owned().await.expect("the semaphore is never closed");
-        let mut recipients = first.trigger.recipients.len();
+        let mut recipients = first.trigger.weight();
         let mut batch = vec![first];
         while let Ok(next) = queued.try_recv() {
-            recipients += next.trigger.recipients.len();
+            recipients += next.trigger.weight();
             if recipients > MAX_BATCH_RECIPIENTS {
                 carried = Some(next);
                 break;

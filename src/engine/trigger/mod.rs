@@ -88,6 +88,13 @@ pub struct PreparedTrigger {
     now: DateTime<Utc>,
 }
 
+impl PreparedTrigger {
+    /// Rows it adds to a batch, in notifications: a trigger to topics only still writes its fan-out row.
+    fn weight(&self) -> usize {
+        self.recipients.len().max(1)
+    }
+}
+
 /// What the checks before storing decide: store it, or this answer.
 enum Checked {
     Ready(Box<PreparedTrigger>),
