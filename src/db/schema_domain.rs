@@ -318,6 +318,51 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    /// Named groups of subscribers; `key` is unique per environment.
+    topics (id) {
+        id -> Uuid,
+        environment_id -> Uuid,
+        organization_id -> Uuid,
+        key -> Text,
+        name -> Text,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    /// Topic membership; `subscriber_id` is the internal id, `external_subscriber_id` the client's.
+    topic_subscribers (topic_id, subscriber_id) {
+        topic_id -> Uuid,
+        subscriber_id -> Uuid,
+        environment_id -> Uuid,
+        external_subscriber_id -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    /// The durable fan-out of triggers to topics (see `engine::topic_fanout`).
+    topic_fanouts (id) {
+        id -> Uuid,
+        environment_id -> Uuid,
+        organization_id -> Uuid,
+        transaction_id -> Text,
+        topic_keys -> Array<Text>,
+        exclude -> Array<Text>,
+        template -> Jsonb,
+        accepted_at -> Timestamptz,
+        after_subscriber_id -> Nullable<Uuid>,
+        status -> Text,
+        run_at -> Timestamptz,
+        lease_owner -> Nullable<Text>,
+        attempts -> Int4,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
 diesel::joinable!(subscribers -> environments (environment_id));
 diesel::joinable!(subscribers -> organizations (organization_id));
 diesel::joinable!(tenants -> environments (environment_id));
@@ -338,6 +383,8 @@ diesel::joinable!(notifications -> tenants (tenant_id));
 diesel::joinable!(notifications -> environments (environment_id));
 diesel::joinable!(notifications -> organizations (organization_id));
 diesel::joinable!(trigger_transactions -> environments (environment_id));
+diesel::joinable!(topic_subscribers -> topics (topic_id));
+diesel::joinable!(topic_subscribers -> subscribers (subscriber_id));
 diesel::joinable!(jobs -> notifications (notification_id));
 diesel::joinable!(jobs -> subscribers (subscriber_id));
 diesel::joinable!(jobs -> workflows (workflow_id));
@@ -362,6 +409,9 @@ diesel::joinable!(idempotency_keys -> environments (environment_id));
 diesel::allow_tables_to_appear_in_same_query!(
     organizations,
     subscribers,
+    topics,
+    topic_subscribers,
+    topic_fanouts,
     tenants,
     integrations,
     workflows,
@@ -392,6 +442,9 @@ macro_rules! allow_with_domain_tables {
         diesel::allow_tables_to_appear_in_same_query!($tenancy, messages);
         diesel::allow_tables_to_appear_in_same_query!($tenancy, provider_deliveries);
         diesel::allow_tables_to_appear_in_same_query!($tenancy, idempotency_keys);
+        diesel::allow_tables_to_appear_in_same_query!($tenancy, topics);
+        diesel::allow_tables_to_appear_in_same_query!($tenancy, topic_subscribers);
+        diesel::allow_tables_to_appear_in_same_query!($tenancy, topic_fanouts);
     };
 }
 

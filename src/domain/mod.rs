@@ -8,5 +8,6 @@ pub mod preferences;
 pub mod seed;
 pub mod subscribers;
 pub mod tenancy;
+pub mod topics;
 pub mod validation;
 pub mod workflows;

@@ -12,6 +12,7 @@ pub mod render;
 pub mod retention;
 pub mod runtime;
 pub mod steps;
+pub mod topic_fanout;
 pub mod trigger;
 pub mod wake;
 pub mod worker;

@@ -22,6 +22,7 @@ impl From<pb::TriggerEventRequest> for TriggerRequest {
             overrides: object_or_empty(request.overrides),
             to: request.to.into_iter().map(Recipient::from).collect(),
             transaction_id: request.transaction_id,
+            exclude: request.exclude,
             actor: request.actor.and_then(|actor| actor.kind).map(|kind| match kind {
                 pb::trigger_actor::Kind::SubscriberId(id) => Recipient::SubscriberId(id),
                 pb::trigger_actor::Kind::Subscriber(subscriber) => Recipient::Subscriber(Box::new(subscriber.into())),
@@ -45,6 +46,7 @@ impl From<pb::TriggerRecipient> for Recipient {
             Some(pb::trigger_recipient::Kind::Subscriber(subscriber)) => {
                 Recipient::Subscriber(Box::new(subscriber.into()))
             }
+            Some(pb::trigger_recipient::Kind::Topic(topic)) => Recipient::Topic(topic.topic_key),
             Some(pb::trigger_recipient::Kind::Other(other)) => Recipient::Other(struct_to_json(&other)),
             None => Recipient::Other(Value::Null),
         }

@@ -30,6 +30,7 @@ pub mod notifications_convert;
 pub mod subscribers;
 pub mod subscribers_convert;
 pub mod template_convert;
+pub mod topics;
 pub mod workflows;
 pub mod workflows_convert;
 
@@ -65,6 +66,7 @@ pub struct Services {
     pub events: events::EventsGrpc,
     pub notifications: notifications::NotificationsGrpc,
     pub messages: messages::MessagesGrpc,
+    pub topics: topics::TopicsGrpc,
 }
 
 impl Services {
@@ -76,7 +78,8 @@ impl Services {
             workflows: workflows::WorkflowsGrpc::new(state.clone()),
             events: events::EventsGrpc::new(state.clone()),
             notifications: notifications::NotificationsGrpc::new(state.clone()),
-            messages: messages::MessagesGrpc::new(state),
+            messages: messages::MessagesGrpc::new(state.clone()),
+            topics: topics::TopicsGrpc::new(state),
         }
     }
 }
@@ -89,6 +92,7 @@ pub fn routes(services: &Services) -> Router {
     use pb::messages_service_server::MessagesServiceServer;
     use pb::notifications_service_server::NotificationsServiceServer;
     use pb::subscribers_service_server::SubscribersServiceServer;
+    use pb::topics_service_server::TopicsServiceServer;
     use pb::workflows_service_server::WorkflowsServiceServer;
 
     /// Mounts each generated server around its service, with the message size limit.
@@ -111,6 +115,7 @@ pub fn routes(services: &Services) -> Router {
         EventsServiceServer(services.events),
         NotificationsServiceServer(services.notifications),
         MessagesServiceServer(services.messages),
+        TopicsServiceServer(services.topics),
     )
 }
 

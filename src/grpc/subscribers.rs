@@ -3,7 +3,8 @@
 use tonic::{Request, Response, Status};
 
 use super::accept;
-use crate::domain::{preferences, subscribers};
+use crate::domain::{preferences, subscribers, topics};
+use crate::error::AppError;
 use crate::proto::herald::v1 as pb;
 
 super::service_shell!(SubscribersGrpc);
@@ -27,7 +28,8 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         let (tenant, message) = accept(request)?;
         let mut conn = self.state.connection().await?;
         let found = subscribers::get_subscriber(&mut conn, tenant, &message.subscriber_id).await?;
-        Ok(Response::new(pb::GetSubscriberResponse { subscriber: Some(found.try_into()?) }))
+        let subscriber = with_topics(&mut conn, vec![found.try_into()?]).await?.pop();
+        Ok(Response::new(pb::GetSubscriberResponse { subscriber }))
     }
 
     async fn update_subscriber(
@@ -38,7 +40,8 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         let subscriber_id = message.subscriber_id.clone();
         let mut conn = self.state.connection().await?;
         let updated = subscribers::update_subscriber(&mut conn, tenant, &subscriber_id, message.into()).await?;
-        Ok(Response::new(pb::UpdateSubscriberResponse { subscriber: Some(updated.try_into()?) }))
+        let subscriber = with_topics(&mut conn, vec![updated.try_into()?]).await?.pop();
+        Ok(Response::new(pb::UpdateSubscriberResponse { subscriber }))
     }
 
     async fn delete_subscriber(
@@ -58,7 +61,9 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         let (tenant, message) = accept(request)?;
         let mut conn = self.state.connection().await?;
         let page = subscribers::search_subscribers(&mut conn, tenant, message.into()).await?;
-        Ok(Response::new(page.try_into()?))
+        let mut response: pb::SearchSubscribersResponse = page.try_into()?;
+        response.data = with_topics(&mut conn, response.data).await?;
+        Ok(Response::new(response))
     }
 
     async fn upsert_subscriber_credentials(
@@ -69,7 +74,8 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         let subscriber_id = message.subscriber_id.clone();
         let mut conn = self.state.connection().await?;
         let updated = subscribers::upsert_credentials(&mut conn, tenant, &subscriber_id, message.into()).await?;
-        Ok(Response::new(pb::UpsertSubscriberCredentialsResponse { subscriber: Some(updated.try_into()?) }))
+        let subscriber = with_topics(&mut conn, vec![updated.try_into()?]).await?.pop();
+        Ok(Response::new(pb::UpsertSubscriberCredentialsResponse { subscriber }))
     }
 
     async fn get_subscriber_preferences(
@@ -93,4 +99,20 @@ impl pb::subscribers_service_server::SubscribersService for SubscribersGrpc {
         let updated = preferences::update_preferences(&mut conn, tenant, &subscriber_id, update).await?;
         Ok(Response::new(pb::UpdateSubscriberPreferencesResponse { preferences: Some(updated.try_into()?) }))
     }
+}
+
+/// `subscribers` with their `topics` field filled (one query for all of them).
+async fn with_topics(
+    conn: &mut diesel_async::AsyncPgConnection,
+    mut subscribers: Vec<pb::Subscriber>,
+) -> Result<Vec<pb::Subscriber>, AppError> {
+    let ids = subscribers
+        .iter()
+        .map(|subscriber| subscriber.id.parse::<uuid::Uuid>().map_err(AppError::internal))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut keys = topics::topic_keys_of(conn, &ids).await?;
+    for (subscriber, id) in subscribers.iter_mut().zip(&ids) {
+        subscriber.topics = keys.remove(id).unwrap_or_default();
+    }
+    Ok(subscribers)
 }

@@ -94,11 +94,17 @@ fn trigger_request(mut body: Value) -> Result<pb::TriggerEventRequest, AppError>
     parse_json(&bytes)
 }
 
-/// One `to` entry in the proto's form: a subscriberId, a subscriber object (it has a string
-/// `subscriberId`), or anything else (a topic, or a malformed entry the trigger skips).
+/// One `to` entry in the proto's form: a subscriberId, a topic (`{type: "Topic", topicKey}`), a
+/// subscriber object (it has a string `subscriberId`), or anything else (a malformed entry).
 fn recipient(entry: Value) -> Value {
     match entry {
         Value::String(id) => json!({ "subscriberId": id }),
+        Value::Object(object)
+            if object.get("type").and_then(Value::as_str) == Some("Topic")
+                && object.get("topicKey").is_some_and(Value::is_string) =>
+        {
+            json!({ "topic": { "topicKey": object["topicKey"] } })
+        }
         Value::Object(object) if object.get("subscriberId").is_some_and(Value::is_string) => {
             json!({ "subscriber": object })
         }

@@ -10,6 +10,7 @@ mod notifications;
 pub mod query;
 mod shapes;
 mod subscribers;
+mod topics;
 mod webhooks;
 mod workflows;
 
@@ -36,6 +37,7 @@ pub fn router(services: Services) -> Router {
         .merge(events::routes())
         .merge(notifications::routes())
         .merge(messages::routes())
+        .merge(topics::routes())
         .with_state(services)
 }
 

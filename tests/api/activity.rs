@@ -445,7 +445,7 @@ async fn every_activity_and_message_rpc_succeeds_and_fails_over_grpc() {
         subscriber: &sub,
         workflow: &flow,
         channel: "in_app",
-        transaction_id: "txn-1",
+        transaction_id: "txn-2",
         created_at: Utc::now() - Duration::minutes(1),
     };
     let message_id = message(&server, &env, spec).await;

@@ -231,10 +231,10 @@ pub struct MessageSpec<'a> {
     pub created_at: DateTime<Utc>,
 }
 
-/// Inserts a message (with the event and the job it comes from) and returns its `_id`.
+/// Inserts a message (with the event and the job it comes from) and returns its `_id`. Messages of one
+/// transaction and subscriber share one event, as the engine's do.
 pub async fn message(server: &TestServer, env: &Env, spec: MessageSpec<'_>) -> Uuid {
     let mut conn = server.pool.get().await.unwrap();
-    let notification_id = Uuid::now_v7();
     let job_id = Uuid::now_v7();
     let id = Uuid::now_v7();
     let workflow_id = uuid_of(&spec.workflow["_id"]);
@@ -243,7 +243,7 @@ pub async fn message(server: &TestServer, env: &Env, spec: MessageSpec<'_>) -> U
     let step_id = uuid_of(&step["_id"]);
     diesel::insert_into(notifications::table)
         .values((
-            notifications::id.eq(notification_id),
+            notifications::id.eq(Uuid::now_v7()),
             notifications::environment_id.eq(env.environment_id),
             notifications::organization_id.eq(env.organization_id),
             notifications::workflow_id.eq(workflow_id),
@@ -252,9 +252,21 @@ pub async fn message(server: &TestServer, env: &Env, spec: MessageSpec<'_>) -> U
             notifications::channels.eq(vec!["trigger".to_string(), spec.channel.to_string()]),
             notifications::created_at.eq(spec.created_at),
         ))
+        .on_conflict((notifications::environment_id, notifications::transaction_id, notifications::subscriber_id))
+        .do_nothing()
         .execute(&mut conn)
         .await
         .unwrap();
+    let notification_id: Uuid = notifications::table
+        .filter(notifications::environment_id.eq(env.environment_id))
+        .filter(notifications::transaction_id.eq(spec.transaction_id))
+        .filter(notifications::subscriber_id.eq(subscriber_id))
+        .select(notifications::id)
+        .first(&mut conn)
+        .await
+        .unwrap();
+    let earlier_jobs: i64 =
+        jobs::table.filter(jobs::notification_id.eq(notification_id)).count().get_result(&mut conn).await.unwrap();
     diesel::insert_into(jobs::table)
         .values((
             jobs::id.eq(job_id),
@@ -265,7 +277,7 @@ pub async fn message(server: &TestServer, env: &Env, spec: MessageSpec<'_>) -> U
             jobs::workflow_id.eq(workflow_id),
             jobs::step_id.eq(step_id),
             jobs::type_.eq(spec.channel),
-            jobs::position.eq(1),
+            jobs::position.eq(earlier_jobs as i32 + 1),
             jobs::status.eq("completed"),
             jobs::step.eq(step_snapshot(&mut conn, &step).await),
             jobs::transaction_id.eq(spec.transaction_id),

@@ -67,6 +67,7 @@ fn trigger_body() -> Value {
         "payload": { "orderId": "1" },
         "overrides": { "email": { "subject": "s" } },
         "transactionId": "walk-tx-1",
+        "exclude": ["walker-4"],
         "actor": { "subscriberId": "walker-3", "firstName": "Actor" },
         "tenant": { "identifier": "tenant-1", "name": "Tenant", "data": { "k": "v" } }
     })
@@ -163,6 +164,20 @@ fn endpoints() -> Vec<Endpoint> {
         endpoint(Method::POST, "/v1/subscribers/{subscriber_id}/messages/mark-as", "/v1/subscribers/walker-1/messages/mark-as")
             .body(json!({ "messageId": ["MESSAGE"], "markAs": "read" })),
         endpoint(Method::POST, "/v1/webhooks/{environment_id}/{integration_id}", "/v1/webhooks/ENVIRONMENT/INTEGRATION"),
+        endpoint(Method::POST, "/v1/topics", "/v1/topics").body(json!({ "key": "walk-topic", "name": "Walk" })),
+        endpoint(Method::GET, "/v1/topics", "/v1/topics").query(&["page", "pageSize", "key"]),
+        endpoint(Method::GET, "/v1/topics/{topic_key}", "/v1/topics/walk-topic"),
+        endpoint(Method::PATCH, "/v1/topics/{topic_key}", "/v1/topics/walk-topic").body(json!({ "name": "Walk" })),
+        endpoint(Method::DELETE, "/v1/topics/{topic_key}", "/v1/topics/walk-topic"),
+        endpoint(Method::POST, "/v1/topics/{topic_key}/subscribers", "/v1/topics/walk-topic/subscribers")
+            .body(json!({ "subscribers": ["walker-1"] })),
+        endpoint(Method::POST, "/v1/topics/{topic_key}/subscribers/removal", "/v1/topics/walk-topic/subscribers/removal")
+            .body(json!({ "subscribers": ["walker-1"] })),
+        endpoint(
+            Method::GET,
+            "/v1/topics/{topic_key}/subscribers/{subscriber_id}",
+            "/v1/topics/walk-topic/subscribers/walker-1",
+        ),
     ]
 }
 

@@ -20,6 +20,7 @@ mod messages;
 mod metrics;
 mod providers;
 mod subscribers;
+mod topics;
 mod webhooks;
 mod workflows;
 mod zero_config;

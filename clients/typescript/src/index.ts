@@ -17,6 +17,7 @@ import { IntegrationsService } from "./gen/herald/v1/integrations_pb.js";
 import { MessagesService } from "./gen/herald/v1/messages_pb.js";
 import { NotificationsService } from "./gen/herald/v1/notifications_pb.js";
 import { SubscribersService } from "./gen/herald/v1/subscribers_pb.js";
+import { TopicsService } from "./gen/herald/v1/topics_pb.js";
 import { WorkflowsService } from "./gen/herald/v1/workflows_pb.js";
 
 export * from "./gen/herald/v1/common_pb.js";
@@ -26,6 +27,7 @@ export * from "./gen/herald/v1/integrations_pb.js";
 export * from "./gen/herald/v1/messages_pb.js";
 export * from "./gen/herald/v1/notifications_pb.js";
 export * from "./gen/herald/v1/subscribers_pb.js";
+export * from "./gen/herald/v1/topics_pb.js";
 export * from "./gen/herald/v1/workflows_pb.js";
 export { Code, ConnectError } from "@connectrpc/connect";
 
@@ -46,6 +48,7 @@ export const recipient = {
     create(TriggerRecipientSchema, { kind: { case: "subscriberId", value: subscriberId } }),
   subscriber: (subscriber: MessageInitShape<typeof TriggerSubscriberSchema>) =>
     create(TriggerRecipientSchema, { kind: { case: "subscriber", value: subscriber } }),
+  topic: (topicKey: string) => create(TriggerRecipientSchema, { kind: { case: "topic", value: { topicKey } } }),
 };
 
 /**
@@ -88,6 +91,7 @@ export class Herald {
   readonly messages: Client<typeof MessagesService>;
   readonly notifications: Client<typeof NotificationsService>;
   readonly subscribers: Client<typeof SubscribersService>;
+  readonly topics: Client<typeof TopicsService>;
   readonly workflows: Client<typeof WorkflowsService>;
 
   /** `url`: `http://host:port` (h2c) or `https://host`. */
@@ -99,6 +103,7 @@ export class Herald {
     this.messages = createClient(MessagesService, transport);
     this.notifications = createClient(NotificationsService, transport);
     this.subscribers = createClient(SubscribersService, transport);
+    this.topics = createClient(TopicsService, transport);
     this.workflows = createClient(WorkflowsService, transport);
   }
 }

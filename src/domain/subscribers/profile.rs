@@ -2,13 +2,14 @@
 
 use chrono::Utc;
 use diesel::prelude::*;
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use serde_json::Value;
 use uuid::Uuid;
 
 use super::{not_found, Subscriber};
 use crate::db::schema::subscribers;
 use crate::domain::tenancy::Tenant;
+use crate::domain::topics;
 use crate::domain::validation::Validator;
 use crate::error::{violated_unique_constraint, AppError, AppResult};
 
@@ -251,17 +252,20 @@ pub async fn update_subscriber(
 /// Soft-deletes a live subscriber: hidden from reads and search, its messages and events kept.
 pub async fn delete_subscriber(conn: &mut AsyncPgConnection, tenant: Tenant, subscriber_id: &str) -> AppResult<()> {
     let now = Utc::now();
-    let deleted = diesel::update(subscribers::table)
-        .filter(subscribers::environment_id.eq(tenant.environment_id))
-        .filter(subscribers::subscriber_id.eq(subscriber_id))
-        .filter(diesel::dsl::not(subscribers::deleted))
-        .set((subscribers::deleted.eq(true), subscribers::deleted_at.eq(now), subscribers::updated_at.eq(now)))
-        .execute(conn)
-        .await?;
-    if deleted == 0 {
-        return Err(not_found(subscriber_id));
-    }
-    Ok(())
+    conn.transaction::<_, AppError, _>(async |conn| {
+        let deleted: Option<Uuid> = diesel::update(subscribers::table)
+            .filter(subscribers::environment_id.eq(tenant.environment_id))
+            .filter(subscribers::subscriber_id.eq(subscriber_id))
+            .filter(diesel::dsl::not(subscribers::deleted))
+            .set((subscribers::deleted.eq(true), subscribers::deleted_at.eq(now), subscribers::updated_at.eq(now)))
+            .returning(subscribers::id)
+            .get_result(conn)
+            .await
+            .optional()?;
+        let deleted = deleted.ok_or_else(|| not_found(subscriber_id))?;
+        topics::remove_memberships_of(conn, deleted).await
+    })
+    .await
 }
 
 #[cfg(test)]

@@ -1,8 +1,12 @@
 //! The rows one stored trigger becomes: a notification per recipient, each with its trigger job (due
-//! now) and a job per active step (waiting for the one before).
+//! now) and a job per active step (waiting for the one before). What every recipient's rows share is
+//! an [`EventTemplate`]: built once per trigger, used at once for the direct recipients, and stored
+//! with a topic fan-out so that the members reached later get the event as it was triggered.
 
 use std::collections::HashMap;
 
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
@@ -11,93 +15,179 @@ use super::store::NewNotification;
 use super::PreparedTrigger;
 use crate::engine::jobs::{self, Job};
 use crate::engine::steps::digest_key_value;
+use crate::error::{AppError, AppResult};
 use crate::workflow::controls::{read, DigestControls};
 use crate::workflow::{JobKind, JobStatus, StepKind, StepSnapshot};
 
 /// Internal subscriber ids by (environment, subscriberId), as the batch's upsert returned them.
 pub type SubscriberIds = HashMap<(Uuid, String), Uuid>;
 
-/// The notifications and jobs of `trigger`, appended to `notifications` and `jobs`.
-pub fn fanout_rows(
-    trigger: &PreparedTrigger,
-    subscriber_ids: &SubscriberIds,
-    tenant_id: Option<Uuid>,
-    notifications: &mut Vec<NewNotification>,
-    jobs: &mut Vec<Job>,
-) {
-    let environment_id = trigger.tenant.environment_id;
-    let id_of = |subscriber_id: &str| subscriber_ids[&(environment_id, subscriber_id.to_string())];
-    let workflow = &trigger.workflow.workflow;
-    let steps: Vec<_> = trigger.workflow.steps.iter().filter(|step| step.active).collect();
-    let mut channels = vec![JobKind::Trigger.as_str().to_string()];
-    for step in &steps {
-        if !channels.iter().any(|channel| channel == step.kind.as_str()) {
-            channels.push(step.kind.as_str().to_string());
+/// What the notification and jobs of every recipient of one trigger share.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EventTemplate {
+    pub environment_id: Uuid,
+    pub organization_id: Uuid,
+    pub transaction_id: String,
+    pub workflow_id: Uuid,
+    pub payload: Value,
+    pub overrides: Value,
+    pub actor_subscriber_id: Option<Uuid>,
+    pub tenant_id: Option<Uuid>,
+    pub tags: Vec<String>,
+    pub channels: Vec<String>,
+    pub severity: String,
+    pub critical: bool,
+    /// When the trigger was accepted: the time of every notification and first job.
+    pub accepted_at: DateTime<Utc>,
+    /// The trigger job, then one per active step, in position order.
+    pub jobs: Vec<JobTemplate>,
+}
+
+/// One job of every recipient.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobTemplate {
+    /// `JobKind` by its stored spelling.
+    pub kind: String,
+    pub step_id: Option<Uuid>,
+    pub step: StepSnapshot,
+    pub digest_key: Option<String>,
+}
+
+impl EventTemplate {
+    /// The template of `trigger`, whose actor (if any) and tenant have these internal ids.
+    pub fn of(trigger: &PreparedTrigger, actor_subscriber_id: Option<Uuid>, tenant_id: Option<Uuid>) -> Self {
+        let workflow = &trigger.workflow.workflow;
+        let steps: Vec<_> = trigger.workflow.steps.iter().filter(|step| step.active).collect();
+        let mut channels = vec![JobKind::Trigger.as_str().to_string()];
+        for step in &steps {
+            if !channels.iter().any(|channel| channel == step.kind.as_str()) {
+                channels.push(step.kind.as_str().to_string());
+            }
         }
-    }
-    let actor_id = trigger.actor.as_ref().map(|actor| id_of(&actor.subscriber_id));
-    for recipient in &trigger.recipients {
-        let notification_id = Uuid::now_v7();
-        let subscriber_id = id_of(&recipient.subscriber_id);
-        notifications.push(NewNotification {
-            id: notification_id,
-            environment_id,
+        let mut jobs = vec![JobTemplate {
+            kind: JobKind::Trigger.as_str().to_string(),
+            step_id: None,
+            step: StepSnapshot::trigger(workflow.id),
+            digest_key: None,
+        }];
+        jobs.extend(steps.iter().map(|step| {
+            JobTemplate {
+                kind: JobKind::Step(step.kind).as_str().to_string(),
+                step_id: Some(step.id),
+                step: StepSnapshot::from(*step),
+                // Known now, so a backoff digest sees every event of its key triggered before it.
+                digest_key: (step.kind == StepKind::Digest)
+                    .then(|| digest_key_value(&read::<DigestControls>(&step.control_values), &trigger.payload)),
+            }
+        }));
+        Self {
+            environment_id: trigger.tenant.environment_id,
             organization_id: trigger.tenant.organization_id,
-            workflow_id: workflow.id,
-            subscriber_id,
             transaction_id: trigger.transaction_id.clone(),
+            workflow_id: workflow.id,
             payload: trigger.payload.clone(),
             overrides: trigger.overrides.clone(),
-            actor_subscriber_id: actor_id,
+            actor_subscriber_id,
             tenant_id,
             tags: workflow.tags.clone(),
-            to_recipient: recipient_as_sent(&trigger.to, &recipient.subscriber_id),
-            channels: channels.clone(),
+            channels,
             severity: workflow.severity.clone(),
             critical: workflow.critical,
-            created_at: trigger.now,
-            updated_at: trigger.now,
-        });
-        let job = |position: usize, kind: JobKind, step_id: Option<Uuid>, step: StepSnapshot| Job {
-            id: Uuid::now_v7(),
-            environment_id,
-            organization_id: trigger.tenant.organization_id,
-            notification_id,
-            subscriber_id,
-            workflow_id: workflow.id,
-            step_id,
-            kind,
-            position: position as i32,
-            status: if position == 0 { JobStatus::Queued } else { JobStatus::Pending },
-            run_at: if position == 0 { trigger.now } else { jobs::waiting_run_at() },
-            lease_owner: None,
-            attempts: 0,
-            max_attempts: crate::providers::DEFAULT_MAX_ATTEMPTS as i32,
-            provider_id: jobs::INTERNAL_PROVIDER.to_string(),
-            payload: trigger.payload.clone(),
-            overrides: trigger.overrides.clone(),
-            step,
-            digest: None,
-            digest_key: None,
-            digested_into_job_id: None,
-            schedule_extensions_count: 0,
-            transaction_id: trigger.transaction_id.clone(),
-            error: None,
-            created_at: trigger.now,
-            updated_at: trigger.now,
-            result: None,
-        };
-        jobs.push(job(0, JobKind::Trigger, None, StepSnapshot::trigger(workflow.id)));
-        for (index, step) in steps.iter().enumerate() {
-            let mut step_job = job(index + 1, JobKind::Step(step.kind), Some(step.id), StepSnapshot::from(*step));
-            // Known now, so a backoff digest sees every event of its key triggered before it.
-            if step.kind == StepKind::Digest {
-                let controls: DigestControls = read(&step.control_values);
-                step_job.digest_key = Some(digest_key_value(&controls, &trigger.payload));
-            }
-            jobs.push(step_job);
+            accepted_at: trigger.now,
+            jobs,
         }
     }
+
+    /// The notification `notification_id` for `subscriber_id` and its jobs, appended to `notifications`
+    /// and `jobs`.
+    pub fn push_rows(
+        &self,
+        notification_id: Uuid,
+        subscriber_id: Uuid,
+        to_recipient: Value,
+        notifications: &mut Vec<NewNotification>,
+        jobs: &mut Vec<Job>,
+    ) -> AppResult<()> {
+        notifications.push(self.notification(notification_id, subscriber_id, to_recipient));
+        self.push_jobs(notification_id, subscriber_id, jobs)
+    }
+
+    /// The notification `notification_id` for `subscriber_id`.
+    pub fn notification(&self, notification_id: Uuid, subscriber_id: Uuid, to_recipient: Value) -> NewNotification {
+        NewNotification {
+            id: notification_id,
+            environment_id: self.environment_id,
+            organization_id: self.organization_id,
+            workflow_id: self.workflow_id,
+            subscriber_id,
+            transaction_id: self.transaction_id.clone(),
+            payload: self.payload.clone(),
+            overrides: self.overrides.clone(),
+            actor_subscriber_id: self.actor_subscriber_id,
+            tenant_id: self.tenant_id,
+            tags: self.tags.clone(),
+            to_recipient,
+            channels: self.channels.clone(),
+            severity: self.severity.clone(),
+            critical: self.critical,
+            created_at: self.accepted_at,
+            updated_at: self.accepted_at,
+        }
+    }
+
+    /// The jobs of the notification `notification_id` (of `subscriber_id`), appended to `jobs`.
+    pub fn push_jobs(&self, notification_id: Uuid, subscriber_id: Uuid, jobs: &mut Vec<Job>) -> AppResult<()> {
+        for (position, template) in self.jobs.iter().enumerate() {
+            let kind: JobKind = template.kind.parse().map_err(AppError::internal)?;
+            jobs.push(Job {
+                id: Uuid::now_v7(),
+                environment_id: self.environment_id,
+                organization_id: self.organization_id,
+                notification_id,
+                subscriber_id,
+                workflow_id: self.workflow_id,
+                step_id: template.step_id,
+                kind,
+                position: position as i32,
+                status: if position == 0 { JobStatus::Queued } else { JobStatus::Pending },
+                run_at: if position == 0 { self.accepted_at } else { jobs::waiting_run_at() },
+                lease_owner: None,
+                attempts: 0,
+                max_attempts: crate::providers::DEFAULT_MAX_ATTEMPTS as i32,
+                provider_id: jobs::INTERNAL_PROVIDER.to_string(),
+                payload: self.payload.clone(),
+                overrides: self.overrides.clone(),
+                step: template.step.clone(),
+                digest: None,
+                digest_key: template.digest_key.clone(),
+                digested_into_job_id: None,
+                schedule_extensions_count: 0,
+                transaction_id: self.transaction_id.clone(),
+                error: None,
+                created_at: self.accepted_at,
+                updated_at: self.accepted_at,
+                result: None,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The notifications and jobs of `trigger`'s direct recipients, appended to `notifications` and `jobs`.
+pub fn fanout_rows(
+    trigger: &PreparedTrigger,
+    template: &EventTemplate,
+    subscriber_ids: &SubscriberIds,
+    notifications: &mut Vec<NewNotification>,
+    jobs: &mut Vec<Job>,
+) -> AppResult<()> {
+    let environment_id = trigger.tenant.environment_id;
+    for recipient in &trigger.recipients {
+        let subscriber_id = subscriber_ids[&(environment_id, recipient.subscriber_id.clone())];
+        let to_recipient = recipient_as_sent(&trigger.to, &recipient.subscriber_id);
+        template.push_rows(Uuid::now_v7(), subscriber_id, to_recipient, notifications, jobs)?;
+    }
+    Ok(())
 }
 
 /// The `to` entry of a recipient as the client sent it (the activity API's `to`).

@@ -22,9 +22,9 @@ use diesel_async::{AsyncConnection, AsyncPgConnection};
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 use uuid::Uuid;
 
-use super::fanout::fanout_rows;
+use super::fanout::{fanout_rows, EventTemplate};
 use super::request::{SubscriberInput, TenantReference};
-use super::store::{self, TenantUpsert};
+use super::store::{self, NewTopicFanout, TenantUpsert};
 use super::{PreparedTrigger, TriggerOutcome, TriggerStatus};
 use crate::db::DbPool;
 use crate::domain::subscribers::upsert_credentials;
@@ -101,10 +101,10 @@ async fn dispatch(mut queued: mpsc::Receiver<Pending>, flushing: Flushing) {
             },
         };
         let permit = flushers.clone().acquire_owned().await.expect("the semaphore is never closed");
-        let mut recipients = first.trigger.recipients.len();
+        let mut recipients = first.trigger.weight();
         let mut batch = vec![first];
         while let Ok(next) = queued.try_recv() {
-            recipients += next.trigger.recipients.len();
+            recipients += next.trigger.weight();
             if recipients > MAX_BATCH_RECIPIENTS {
                 carried = Some(next);
                 break;
@@ -301,14 +301,24 @@ async fn store_fanout(
     let recipients: usize = stored.iter().map(|trigger| trigger.recipients.len()).sum();
     let mut notifications = Vec::with_capacity(recipients);
     let mut jobs = Vec::with_capacity(recipients * 2);
+    let mut topic_fanouts = Vec::new();
     for trigger in stored {
         let tenant_id = trigger.tenant_reference.as_ref().map(|reference| {
             let key = (trigger.tenant.environment_id, reference.identifier().to_string());
             existing_tenants.get(&key).or_else(|| upserted_tenants.get(&key)).copied().expect("tenant stored above")
         });
-        fanout_rows(trigger, &subscriber_ids, tenant_id, &mut notifications, &mut jobs);
+        let actor_id = trigger
+            .actor
+            .as_ref()
+            .map(|actor| subscriber_ids[&(trigger.tenant.environment_id, actor.subscriber_id.clone())]);
+        let template = EventTemplate::of(trigger, actor_id, tenant_id);
+        fanout_rows(trigger, &template, &subscriber_ids, &mut notifications, &mut jobs)?;
+        if !trigger.topic_keys.is_empty() {
+            topic_fanouts.push(NewTopicFanout::of(template, &trigger.topic_keys, &trigger.exclude)?);
+        }
     }
-    store::insert_fanout(conn, &notifications, &jobs).await
+    store::insert_fanout(conn, &notifications, &jobs).await?;
+    store::insert_topic_fanouts(conn, &topic_fanouts).await
 }
 
 /// The tenant objects of the batch, one per (environment, identifier), later fields over earlier ones.

@@ -4,11 +4,11 @@
 //! A trigger is checked here without the database (the workflow comes from the in-process cache),
 //! then stored by group commit with every trigger arriving at the same time ([`ingest`]).
 
-mod fanout;
+pub(crate) mod fanout;
 pub mod ingest;
 mod payload;
 pub mod request;
-mod store;
+pub(crate) mod store;
 
 use std::sync::Arc;
 
@@ -92,11 +92,22 @@ pub struct PreparedTrigger {
     overrides: Value,
     /// One per subscriberId, in the order of `to`.
     recipients: Vec<SubscriberInput>,
+    /// The distinct topics of `to`, expanded later by the engine's fan-out.
+    topic_keys: Vec<String>,
+    /// subscriberIds the topics must not reach.
+    exclude: Vec<String>,
     actor: Option<SubscriberInput>,
     tenant_reference: Option<TenantReference>,
     /// `to` as sent (each notification keeps its recipient's entry).
     to: Vec<Recipient>,
     now: DateTime<Utc>,
+}
+
+impl PreparedTrigger {
+    /// Rows it adds to a batch, in notifications: a trigger to topics only still writes its fan-out row.
+    fn weight(&self) -> usize {
+        self.recipients.len().max(1)
+    }
 }
 
 /// What the checks before storing decide: store it, or this answer.
@@ -139,14 +150,15 @@ async fn check(pool: &DbPool, engine: &EngineContext, tenant: Tenant, request: T
     if let Some(status) = refusal(&workflow) {
         return Ok(Checked::Refused(TriggerOutcome::refused(status, transaction_id, None)));
     }
-    let TriggerRequest { payload, overrides, to, actor, tenant: tenant_reference, .. } = request;
+    let TriggerRequest { payload, overrides, to, actor, tenant: tenant_reference, exclude, .. } = request;
     let payload = match (&workflow.workflow.payload_schema, workflow.workflow.validate_payload) {
         (Some(schema), true) => payload::validate_payload(schema, payload)?,
         _ => payload,
     };
     let recipients = request::distinct_recipients(&to);
-    if recipients.is_empty() {
-        let error = "No valid recipient: `to` must name at least one subscriberId".to_string();
+    let topic_keys = request::topic_keys(&to);
+    if recipients.is_empty() && topic_keys.is_empty() {
+        let error = "No valid recipient: `to` must name at least one subscriberId or topic".to_string();
         return Ok(Checked::Refused(TriggerOutcome::refused(TriggerStatus::InvalidRecipients, transaction_id, error)));
     }
     let actor = request::actor_input(&actor)?;
@@ -158,6 +170,8 @@ async fn check(pool: &DbPool, engine: &EngineContext, tenant: Tenant, request: T
         payload,
         overrides,
         recipients,
+        topic_keys,
+        exclude,
         actor,
         tenant_reference,
         to,

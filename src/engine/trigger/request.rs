@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use crate::domain::subscribers::{validate_profile_at, CredentialsUpdate};
+use crate::domain::topics::check_key;
 use crate::domain::validation::Validator;
 use crate::error::{AppError, AppResult};
 
@@ -22,6 +23,9 @@ pub struct TriggerRequest {
     pub transaction_id: Option<String>,
     pub actor: Option<Recipient>,
     pub tenant: Option<TenantReference>,
+    /// subscriberIds the trigger's topics must not reach (beyond the reference service, which
+    /// excludes only the actor).
+    pub exclude: Vec<String>,
 }
 
 /// One entry of `to` (or the actor).
@@ -31,7 +35,9 @@ pub enum Recipient {
     SubscriberId(String),
     /// A subscriber object, upserted.
     Subscriber(Box<SubscriberInput>),
-    /// Any other object (a topic, or something malformed).
+    /// Every member of the topic with this key, as of the trigger.
+    Topic(String),
+    /// Any other value (malformed: skipped, or refused when it looks like a topic).
     Other(Value),
 }
 
@@ -83,18 +89,19 @@ impl Recipient {
         match self {
             Recipient::SubscriberId(id) => Some(SubscriberInput { subscriber_id: id.clone(), ..Default::default() }),
             Recipient::Subscriber(input) => Some(input.as_ref().clone()),
-            Recipient::Other(_) => None,
+            Recipient::Topic(_) | Recipient::Other(_) => None,
         }
     }
 
-    fn is_topic(&self) -> bool {
+    /// An object that means a topic but does not name one with a string `topicKey`.
+    fn is_malformed_topic(&self) -> bool {
         matches!(self, Recipient::Other(Value::Object(fields))
             if fields.contains_key("topicKey") || fields.get("type").and_then(Value::as_str) == Some("Topic"))
     }
 }
 
-/// The trigger's field checks (422 listing every bad field). Topics are refused until they exist,
-/// never dropped silently.
+/// The trigger's field checks (422 listing every bad field). A malformed topic is refused, never
+/// dropped silently.
 pub fn validate(request: &TriggerRequest) -> AppResult<()> {
     let mut validator = Validator::new();
     validator.check(!request.name.trim().is_empty(), "name", "name must not be empty", request.name.as_str());
@@ -112,13 +119,22 @@ pub fn validate(request: &TriggerRequest) -> AppResult<()> {
             transaction_id.as_str(),
         );
     }
+    validator.check(
+        request.exclude.len() <= MAX_RECIPIENTS,
+        "exclude",
+        format!("exclude must name at most {MAX_RECIPIENTS} subscriberIds"),
+        request.exclude.len(),
+    );
     for (index, recipient) in request.to.iter().enumerate() {
-        if recipient.is_topic() {
+        if recipient.is_malformed_topic() {
             validator.reject(
-                &format!("to.{index}"),
-                "topic recipients are not supported yet; name subscribers instead",
+                &format!("to.{index}.topicKey"),
+                "a topic recipient is {\"type\": \"Topic\", \"topicKey\": \"<key>\"}",
                 recipient_value(recipient),
             );
+        }
+        if let Recipient::Topic(key) = recipient {
+            check_key(&mut validator, &format!("to.{index}.topicKey"), key);
         }
         if let Recipient::Subscriber(input) = recipient {
             validate_subscriber(&mut validator, &format!("to.{index}."), input);
@@ -160,6 +176,7 @@ fn recipient_value(recipient: &Recipient) -> Value {
     match recipient {
         Recipient::SubscriberId(id) => Value::String(id.clone()),
         Recipient::Subscriber(input) => Value::String(input.subscriber_id.clone()),
+        Recipient::Topic(key) => Value::String(key.clone()),
         Recipient::Other(value) => value.clone(),
     }
 }
@@ -182,6 +199,19 @@ pub fn distinct_recipients(to: &[Recipient]) -> Vec<SubscriberInput> {
         }
     }
     recipients
+}
+
+/// The distinct topic keys of `to`, in order.
+pub fn topic_keys(to: &[Recipient]) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for recipient in to {
+        if let Recipient::Topic(key) = recipient {
+            if !keys.contains(key) {
+                keys.push(key.clone());
+            }
+        }
+    }
+    keys
 }
 
 /// The actor as a subscriber to upsert.
@@ -220,6 +250,19 @@ mod tests {
     }
 
     #[test]
+    fn topic_keys_are_distinct_in_order_and_topics_are_no_direct_recipient() {
+        let to = vec![
+            Recipient::Topic("b".into()),
+            Recipient::SubscriberId("s".into()),
+            Recipient::Topic("a".into()),
+            Recipient::Topic("b".into()),
+        ];
+        assert_eq!(topic_keys(&to), ["b", "a"]);
+        let direct: Vec<String> = distinct_recipients(&to).into_iter().map(|r| r.subscriber_id).collect();
+        assert_eq!(direct, ["s"]);
+    }
+
+    #[test]
     fn repeated_subscribers_are_one_recipient_and_malformed_entries_are_skipped() {
         let to = vec![
             Recipient::SubscriberId("a".into()),
@@ -235,16 +278,21 @@ mod tests {
     }
 
     #[test]
-    fn topics_bad_fields_and_too_many_recipients_are_422s_naming_each_field() {
+    fn malformed_topics_bad_fields_and_too_many_recipients_are_422s_naming_each_field() {
         let mut request = TriggerRequest {
             name: "".into(),
-            to: vec![Recipient::Other(json!({"type": "Topic", "topicKey": "t"})), object("x", Some("nope"))],
+            to: vec![
+                Recipient::Other(json!({"type": "Topic", "topicKey": 7})),
+                object("x", Some("nope")),
+                Recipient::Topic("bad key".into()),
+                Recipient::Topic("good:key".into()),
+            ],
             transaction_id: Some(String::new()),
             ..Default::default()
         };
         let Err(AppError::Validation(fields)) = validate(&request) else { panic!("422 expected") };
         let paths: Vec<&str> = fields.iter().map(|f| f.path.as_str()).collect();
-        assert_eq!(paths, ["name", "transactionId", "to.0", "to.1.email"]);
+        assert_eq!(paths, ["name", "transactionId", "to.0.topicKey", "to.1.email", "to.2.topicKey"]);
 
         request = TriggerRequest {
             name: "w".into(),

@@ -11,8 +11,9 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
+use super::fanout::EventTemplate;
 use super::request::SubscriberInput;
-use crate::db::schema::{jobs, notifications, trigger_transactions, workflows};
+use crate::db::schema::{jobs, notifications, topic_fanouts, trigger_transactions, workflows};
 use crate::domain::tenancy::Tenant;
 use crate::engine::jobs::Job;
 use crate::error::{AppError, AppResult};
@@ -259,8 +260,60 @@ pub async fn insert_fanout(
     for chunk in notifications.chunks(INSERT_CHUNK) {
         diesel::insert_into(notifications::table).values(chunk).execute(conn).await?;
     }
+    insert_jobs(conn, jobs).await
+}
+
+/// Inserts jobs in multi-row statements.
+pub async fn insert_jobs(conn: &mut AsyncPgConnection, jobs: &[Job]) -> AppResult<()> {
     for chunk in jobs.chunks(INSERT_CHUNK) {
         diesel::insert_into(jobs::table).values(chunk).execute(conn).await?;
+    }
+    Ok(())
+}
+
+/// The fan-out of a trigger to its topics, queued in the transaction that stores the trigger.
+#[derive(Debug, Clone, Insertable)]
+#[diesel(table_name = topic_fanouts)]
+pub struct NewTopicFanout {
+    pub id: Uuid,
+    pub environment_id: Uuid,
+    pub organization_id: Uuid,
+    pub transaction_id: String,
+    pub topic_keys: Vec<String>,
+    pub exclude: Vec<String>,
+    pub template: Value,
+    pub accepted_at: DateTime<Utc>,
+    pub status: String,
+    pub run_at: DateTime<Utc>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl NewTopicFanout {
+    /// The fan-out of `template`'s trigger to `topic_keys`, due at once.
+    pub fn of(template: EventTemplate, topic_keys: &[String], exclude: &[String]) -> AppResult<Self> {
+        let accepted_at = template.accepted_at;
+        Ok(Self {
+            id: Uuid::now_v7(),
+            environment_id: template.environment_id,
+            organization_id: template.organization_id,
+            transaction_id: template.transaction_id.clone(),
+            topic_keys: topic_keys.to_vec(),
+            exclude: exclude.to_vec(),
+            template: serde_json::to_value(&template).map_err(AppError::internal)?,
+            accepted_at,
+            status: "queued".into(),
+            run_at: accepted_at,
+            created_at: accepted_at,
+            updated_at: accepted_at,
+        })
+    }
+}
+
+/// Queues the topic fan-outs of a batch.
+pub async fn insert_topic_fanouts(conn: &mut AsyncPgConnection, fanouts: &[NewTopicFanout]) -> AppResult<()> {
+    if !fanouts.is_empty() {
+        diesel::insert_into(topic_fanouts::table).values(fanouts).execute(conn).await?;
     }
     Ok(())
 }

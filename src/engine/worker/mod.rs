@@ -16,10 +16,10 @@ use futures_util::{FutureExt, StreamExt};
 use tokio::sync::{watch, Notify};
 use tracing::Instrument;
 
-use super::retention;
 pub use super::runtime::{WorkerSettings, WorkerShared};
 use super::steps::context::BatchContext;
 use super::steps::{run_job, StepInput};
+use super::{retention, topic_fanout};
 use uuid::Uuid;
 
 use crate::error::{AppError, AppResult};
@@ -32,9 +32,10 @@ pub async fn run_workers(shared: Arc<WorkerShared>, stop: watch::Receiver<bool>)
         .settings
         .retention
         .map(|retention| tokio::spawn(retention::sweep_periodically(shared.clone(), retention, stop.clone())));
-    let loops: Vec<_> = (0..shared.settings.concurrency.max(1))
+    let mut loops: Vec<_> = (0..shared.settings.concurrency.max(1))
         .map(|_| tokio::spawn(batch_loop(shared.clone(), wake.clone(), stop.clone())))
         .collect();
+    loops.push(tokio::spawn(topic_fanout::run_fanouts(shared.clone(), wake.clone(), stop.clone())));
     for handle in loops {
         let _ = handle.await;
     }

@@ -346,3 +346,59 @@ async fn delayed_and_digesting_jobs_survive_a_kill_and_fire_once_after_restart()
     assert_eq!(jobs_logging(&mut conn, "digest", "Digest window closed with 50 events", "= 1").await, 2);
     assert_eq!(jobs_logging(&mut conn, "digest", "Digest window closed with 50 events", "> 1").await, 0);
 }
+
+/// A worker killed with SIGKILL in the middle of a topic's fan-out: the next worker takes the fan-out
+/// over when its lease expires and resumes after the last committed page; every member ends with
+/// exactly one notification (and its jobs), the one also named directly included.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_worker_killed_mid_fan_out_resumes_without_losing_or_doubling_a_member() {
+    const MEMBERS: i64 = 20_000;
+    let url = fresh_schema_url().await;
+    let key = prepare(&url);
+    let addr = free_addr();
+    let _api = Herald::start(&url, &addr, "api");
+    wait_healthy(&addr).await;
+    create_workflow(&addr, &key).await;
+    let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
+    #[derive(QueryableByName)]
+    struct Environment {
+        #[diesel(sql_type = diesel::sql_types::Uuid)]
+        id: uuid::Uuid,
+    }
+    let environment: Environment =
+        diesel::sql_query("SELECT id FROM environments").get_result(&mut conn).await.unwrap();
+    crate::topics::fanout::seed_topic(&mut conn, environment.id, "crowd", MEMBERS).await;
+    let body =
+        json!({"name": "crash", "transactionId": "fan", "to": [{"type": "Topic", "topicKey": "crowd"}, "crowd-7"]});
+    let answer = post(&addr, &key, "/v1/events/trigger", body).await.expect("trigger accepted");
+    assert_eq!(answer["acknowledged"], true, "{answer}");
+    assert_eq!(
+        count(&mut conn, "SELECT count(*) AS n FROM notifications").await,
+        1,
+        "only the direct recipient so far"
+    );
+
+    let mut first = Herald::start(&url, &free_addr(), "worker");
+    let mut at_kill = 0;
+    for _ in 0..6_000 {
+        at_kill = count(&mut conn, "SELECT count(*) AS n FROM notifications").await;
+        if at_kill > 2_000 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    first.kill();
+    let at_kill = count(&mut conn, "SELECT count(*) AS n FROM notifications").await.max(at_kill);
+    assert!(at_kill > 1 && at_kill < MEMBERS, "the kill landed mid-fan-out ({at_kill} notifications)");
+
+    let _second = Herald::start(&url, &free_addr(), "worker");
+    wait_for_count(&mut conn, "SELECT count(*) AS n FROM topic_fanouts WHERE status = 'completed'", 1).await;
+    assert_eq!(count(&mut conn, "SELECT count(*) AS n FROM notifications").await, MEMBERS);
+    assert_eq!(count(&mut conn, "SELECT count(DISTINCT subscriber_id) AS n FROM notifications").await, MEMBERS);
+    assert_eq!(
+        count(&mut conn, "SELECT count(*) AS n FROM jobs").await,
+        2 * MEMBERS,
+        "a trigger and an in-app job each"
+    );
+    assert_eq!(count(&mut conn, "SELECT attempts::bigint AS n FROM topic_fanouts").await, 2, "taken over once");
+}

@@ -36,10 +36,14 @@ async fn each_refusal_has_its_status_and_stores_nothing() {
     let (status, response) = trigger(&server, json!({"name": "unknown-workflow", "to": "a"})).await;
     assert_eq!(status, 422, "{response}");
     assert_eq!(response["message"], "workflow_not_found");
-    let (status, response) =
-        trigger(&server, json!({"name": "live", "to": [{"type": "Topic", "topicKey": "t"}]})).await;
+    let (status, response) = trigger(
+        &server,
+        json!({"name": "live", "to": [{"type": "Topic", "topicKey": 7}, {"type": "Topic", "topicKey": "a b"}]}),
+    )
+    .await;
     assert_eq!(status, 422, "{response}");
-    assert!(response["errors"]["to.0"].is_object(), "{response}");
+    assert!(response["errors"]["to.0.topicKey"].is_object(), "{response}");
+    assert!(response["errors"]["to.1.topicKey"].is_object(), "{response}");
     let too_many: Vec<String> = (0..1001).map(|i| format!("s{i}")).collect();
     let (status, response) = trigger(&server, json!({"name": "live", "to": too_many})).await;
     assert_eq!(status, 422, "{response}");

@@ -14,6 +14,7 @@ from herald.v1 import (
     messages_pb2_grpc,
     notifications_pb2_grpc,
     subscribers_pb2_grpc,
+    topics_pb2_grpc,
     workflows_pb2_grpc,
 )
 
@@ -62,6 +63,7 @@ class Herald:
         self.messages = messages_pb2_grpc.MessagesServiceStub(channel)
         self.notifications = notifications_pb2_grpc.NotificationsServiceStub(channel)
         self.subscribers = subscribers_pb2_grpc.SubscribersServiceStub(channel)
+        self.topics = topics_pb2_grpc.TopicsServiceStub(channel)
         self.workflows = workflows_pb2_grpc.WorkflowsServiceStub(channel)
 
     def close(self) -> None:

@@ -26,7 +26,7 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from herald.v1 import subscribers_pb2 as herald_dot_v1_dot_subscribers__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16herald/v1/events.proto\x12\therald.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1bherald/v1/subscribers.proto\"\xa4\x02\n\x13TriggerEventRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12(\n\x07payload\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12*\n\toverrides\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\'\n\x02to\x18\x04 \x03(\x0b\x32\x1b.herald.v1.TriggerRecipient\x12\x1b\n\x0etransaction_id\x18\x05 \x01(\tH\x00\x88\x01\x01\x12&\n\x05\x61\x63tor\x18\x06 \x01(\x0b\x32\x17.herald.v1.TriggerActor\x12(\n\x06tenant\x18\x07 \x01(\x0b\x32\x18.herald.v1.TriggerTenantB\x11\n\x0f_transaction_id\"\x91\x01\n\x10TriggerRecipient\x12\x17\n\rsubscriber_id\x18\x01 \x01(\tH\x00\x12\x32\n\nsubscriber\x18\x02 \x01(\x0b\x32\x1c.herald.v1.TriggerSubscriberH\x00\x12(\n\x05other\x18\x03 \x01(\x0b\x32\x17.google.protobuf.StructH\x00\x42\x06\n\x04kind\"\xef\x02\n\x11TriggerSubscriber\x12\x15\n\rsubscriber_id\x18\x01 \x01(\t\x12\x12\n\x05\x65mail\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x17\n\nfirst_name\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x16\n\tlast_name\x18\x04 \x01(\tH\x02\x88\x01\x01\x12\x12\n\x05phone\x18\x05 \x01(\tH\x03\x88\x01\x01\x12\x13\n\x06\x61vatar\x18\x06 \x01(\tH\x04\x88\x01\x01\x12\x13\n\x06locale\x18\x07 \x01(\tH\x05\x88\x01\x01\x12%\n\x04\x64\x61ta\x18\x08 \x01(\x0b\x32\x17.google.protobuf.Struct\x12.\n\x08\x63hannels\x18\t \x03(\x0b\x32\x1c.herald.v1.SubscriberChannel\x12\x15\n\x08timezone\x18\n \x01(\tH\x06\x88\x01\x01\x42\x08\n\x06_emailB\r\n\x0b_first_nameB\x0c\n\n_last_nameB\x08\n\x06_phoneB\t\n\x07_avatarB\t\n\x07_localeB\x0b\n\t_timezone\"c\n\x0cTriggerActor\x12\x17\n\rsubscriber_id\x18\x01 \x01(\tH\x00\x12\x32\n\nsubscriber\x18\x02 \x01(\x0b\x32\x1c.herald.v1.TriggerSubscriberH\x00\x42\x06\n\x04kind\"R\n\rTriggerTenant\x12\x14\n\nidentifier\x18\x01 \x01(\tH\x00\x12#\n\x06tenant\x18\x02 \x01(\x0b\x32\x11.herald.v1.TenantH\x00\x42\x06\n\x04kind\"s\n\x06Tenant\x12\x17\n\nidentifier\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x11\n\x04name\x18\x02 \x01(\tH\x01\x88\x01\x01\x12%\n\x04\x64\x61ta\x18\x03 \x01(\x0b\x32\x17.google.protobuf.StructB\r\n\x0b_identifierB\x07\n\x05_name\"\xf9\x01\n\x16TriggerEventStatusEnum\"\xde\x01\n\x12TriggerEventStatus\x12$\n TRIGGER_EVENT_STATUS_UNSPECIFIED\x10\x00\x12\t\n\x05\x65rror\x10\x01\x12\x16\n\x12trigger_not_active\x10\x02\x12$\n no_workflow_active_steps_defined\x10\x03\x12\x1d\n\x19no_workflow_steps_defined\x10\x04\x12\r\n\tprocessed\x10\x05\x12\x13\n\x0fno_tenant_found\x10\x06\x12\x16\n\x12invalid_recipients\x10\x07\"\xb1\x01\n\x14TriggerEventResponse\x12\x14\n\x0c\x61\x63knowledged\x18\x01 \x01(\x08\x12\x44\n\x06status\x18\x02 \x01(\x0e\x32\x34.herald.v1.TriggerEventStatusEnum.TriggerEventStatus\x12\r\n\x05\x65rror\x18\x03 \x03(\t\x12\x1b\n\x0etransaction_id\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\x11\n\x0f_transaction_id\"I\n\x17TriggerEventBulkRequest\x12.\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x1e.herald.v1.TriggerEventRequest\"L\n\x18TriggerEventBulkResponse\x12\x30\n\x07results\x18\x01 \x03(\x0b\x32\x1f.herald.v1.TriggerEventResponse\"5\n\x1b\x43\x61ncelTriggeredEventRequest\x12\x16\n\x0etransaction_id\x18\x01 \x01(\t\"L\n\x1c\x43\x61ncelTriggeredEventResponse\x12\x10\n\x08\x63\x61nceled\x18\x01 \x01(\x08\x12\x1a\n\x12\x63\x61nceled_job_count\x18\x02 \x01(\x05\x32\xa6\x02\n\rEventsService\x12O\n\x0cTriggerEvent\x12\x1e.herald.v1.TriggerEventRequest\x1a\x1f.herald.v1.TriggerEventResponse\x12[\n\x10TriggerEventBulk\x12\".herald.v1.TriggerEventBulkRequest\x1a#.herald.v1.TriggerEventBulkResponse\x12g\n\x14\x43\x61ncelTriggeredEvent\x12&.herald.v1.CancelTriggeredEventRequest\x1a\'.herald.v1.CancelTriggeredEventResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16herald/v1/events.proto\x12\therald.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1bherald/v1/subscribers.proto\"\xb5\x02\n\x13TriggerEventRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12(\n\x07payload\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12*\n\toverrides\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\'\n\x02to\x18\x04 \x03(\x0b\x32\x1b.herald.v1.TriggerRecipient\x12\x1b\n\x0etransaction_id\x18\x05 \x01(\tH\x00\x88\x01\x01\x12&\n\x05\x61\x63tor\x18\x06 \x01(\x0b\x32\x17.herald.v1.TriggerActor\x12(\n\x06tenant\x18\x07 \x01(\x0b\x32\x18.herald.v1.TriggerTenant\x12\x0f\n\x07\x65xclude\x18\x08 \x03(\tB\x11\n\x0f_transaction_id\"\xbb\x01\n\x10TriggerRecipient\x12\x17\n\rsubscriber_id\x18\x01 \x01(\tH\x00\x12\x32\n\nsubscriber\x18\x02 \x01(\x0b\x32\x1c.herald.v1.TriggerSubscriberH\x00\x12(\n\x05other\x18\x03 \x01(\x0b\x32\x17.google.protobuf.StructH\x00\x12(\n\x05topic\x18\x04 \x01(\x0b\x32\x17.herald.v1.TriggerTopicH\x00\x42\x06\n\x04kind\"\xef\x02\n\x11TriggerSubscriber\x12\x15\n\rsubscriber_id\x18\x01 \x01(\t\x12\x12\n\x05\x65mail\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x17\n\nfirst_name\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x16\n\tlast_name\x18\x04 \x01(\tH\x02\x88\x01\x01\x12\x12\n\x05phone\x18\x05 \x01(\tH\x03\x88\x01\x01\x12\x13\n\x06\x61vatar\x18\x06 \x01(\tH\x04\x88\x01\x01\x12\x13\n\x06locale\x18\x07 \x01(\tH\x05\x88\x01\x01\x12%\n\x04\x64\x61ta\x18\x08 \x01(\x0b\x32\x17.google.protobuf.Struct\x12.\n\x08\x63hannels\x18\t \x03(\x0b\x32\x1c.herald.v1.SubscriberChannel\x12\x15\n\x08timezone\x18\n \x01(\tH\x06\x88\x01\x01\x42\x08\n\x06_emailB\r\n\x0b_first_nameB\x0c\n\n_last_nameB\x08\n\x06_phoneB\t\n\x07_avatarB\t\n\x07_localeB\x0b\n\t_timezone\"!\n\x0cTriggerTopic\x12\x11\n\ttopic_key\x18\x01 \x01(\t\"c\n\x0cTriggerActor\x12\x17\n\rsubscriber_id\x18\x01 \x01(\tH\x00\x12\x32\n\nsubscriber\x18\x02 \x01(\x0b\x32\x1c.herald.v1.TriggerSubscriberH\x00\x42\x06\n\x04kind\"R\n\rTriggerTenant\x12\x14\n\nidentifier\x18\x01 \x01(\tH\x00\x12#\n\x06tenant\x18\x02 \x01(\x0b\x32\x11.herald.v1.TenantH\x00\x42\x06\n\x04kind\"s\n\x06Tenant\x12\x17\n\nidentifier\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x11\n\x04name\x18\x02 \x01(\tH\x01\x88\x01\x01\x12%\n\x04\x64\x61ta\x18\x03 \x01(\x0b\x32\x17.google.protobuf.StructB\r\n\x0b_identifierB\x07\n\x05_name\"\xf9\x01\n\x16TriggerEventStatusEnum\"\xde\x01\n\x12TriggerEventStatus\x12$\n TRIGGER_EVENT_STATUS_UNSPECIFIED\x10\x00\x12\t\n\x05\x65rror\x10\x01\x12\x16\n\x12trigger_not_active\x10\x02\x12$\n no_workflow_active_steps_defined\x10\x03\x12\x1d\n\x19no_workflow_steps_defined\x10\x04\x12\r\n\tprocessed\x10\x05\x12\x13\n\x0fno_tenant_found\x10\x06\x12\x16\n\x12invalid_recipients\x10\x07\"\xb1\x01\n\x14TriggerEventResponse\x12\x14\n\x0c\x61\x63knowledged\x18\x01 \x01(\x08\x12\x44\n\x06status\x18\x02 \x01(\x0e\x32\x34.herald.v1.TriggerEventStatusEnum.TriggerEventStatus\x12\r\n\x05\x65rror\x18\x03 \x03(\t\x12\x1b\n\x0etransaction_id\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\x11\n\x0f_transaction_id\"I\n\x17TriggerEventBulkRequest\x12.\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x1e.herald.v1.TriggerEventRequest\"L\n\x18TriggerEventBulkResponse\x12\x30\n\x07results\x18\x01 \x03(\x0b\x32\x1f.herald.v1.TriggerEventResponse\"5\n\x1b\x43\x61ncelTriggeredEventRequest\x12\x16\n\x0etransaction_id\x18\x01 \x01(\t\"L\n\x1c\x43\x61ncelTriggeredEventResponse\x12\x10\n\x08\x63\x61nceled\x18\x01 \x01(\x08\x12\x1a\n\x12\x63\x61nceled_job_count\x18\x02 \x01(\x05\x32\xa6\x02\n\rEventsService\x12O\n\x0cTriggerEvent\x12\x1e.herald.v1.TriggerEventRequest\x1a\x1f.herald.v1.TriggerEventResponse\x12[\n\x10TriggerEventBulk\x12\".herald.v1.TriggerEventBulkRequest\x1a#.herald.v1.TriggerEventBulkResponse\x12g\n\x14\x43\x61ncelTriggeredEvent\x12&.herald.v1.CancelTriggeredEventRequest\x1a\'.herald.v1.CancelTriggeredEventResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,31 +34,33 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'herald.v1.events_pb2', _glo
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_TRIGGEREVENTREQUEST']._serialized_start=97
-  _globals['_TRIGGEREVENTREQUEST']._serialized_end=389
-  _globals['_TRIGGERRECIPIENT']._serialized_start=392
-  _globals['_TRIGGERRECIPIENT']._serialized_end=537
-  _globals['_TRIGGERSUBSCRIBER']._serialized_start=540
-  _globals['_TRIGGERSUBSCRIBER']._serialized_end=907
-  _globals['_TRIGGERACTOR']._serialized_start=909
-  _globals['_TRIGGERACTOR']._serialized_end=1008
-  _globals['_TRIGGERTENANT']._serialized_start=1010
-  _globals['_TRIGGERTENANT']._serialized_end=1092
-  _globals['_TENANT']._serialized_start=1094
-  _globals['_TENANT']._serialized_end=1209
-  _globals['_TRIGGEREVENTSTATUSENUM']._serialized_start=1212
-  _globals['_TRIGGEREVENTSTATUSENUM']._serialized_end=1461
-  _globals['_TRIGGEREVENTSTATUSENUM_TRIGGEREVENTSTATUS']._serialized_start=1239
-  _globals['_TRIGGEREVENTSTATUSENUM_TRIGGEREVENTSTATUS']._serialized_end=1461
-  _globals['_TRIGGEREVENTRESPONSE']._serialized_start=1464
-  _globals['_TRIGGEREVENTRESPONSE']._serialized_end=1641
-  _globals['_TRIGGEREVENTBULKREQUEST']._serialized_start=1643
-  _globals['_TRIGGEREVENTBULKREQUEST']._serialized_end=1716
-  _globals['_TRIGGEREVENTBULKRESPONSE']._serialized_start=1718
-  _globals['_TRIGGEREVENTBULKRESPONSE']._serialized_end=1794
-  _globals['_CANCELTRIGGEREDEVENTREQUEST']._serialized_start=1796
-  _globals['_CANCELTRIGGEREDEVENTREQUEST']._serialized_end=1849
-  _globals['_CANCELTRIGGEREDEVENTRESPONSE']._serialized_start=1851
-  _globals['_CANCELTRIGGEREDEVENTRESPONSE']._serialized_end=1927
-  _globals['_EVENTSSERVICE']._serialized_start=1930
-  _globals['_EVENTSSERVICE']._serialized_end=2224
+  _globals['_TRIGGEREVENTREQUEST']._serialized_end=406
+  _globals['_TRIGGERRECIPIENT']._serialized_start=409
+  _globals['_TRIGGERRECIPIENT']._serialized_end=596
+  _globals['_TRIGGERSUBSCRIBER']._serialized_start=599
+  _globals['_TRIGGERSUBSCRIBER']._serialized_end=966
+  _globals['_TRIGGERTOPIC']._serialized_start=968
+  _globals['_TRIGGERTOPIC']._serialized_end=1001
+  _globals['_TRIGGERACTOR']._serialized_start=1003
+  _globals['_TRIGGERACTOR']._serialized_end=1102
+  _globals['_TRIGGERTENANT']._serialized_start=1104
+  _globals['_TRIGGERTENANT']._serialized_end=1186
+  _globals['_TENANT']._serialized_start=1188
+  _globals['_TENANT']._serialized_end=1303
+  _globals['_TRIGGEREVENTSTATUSENUM']._serialized_start=1306
+  _globals['_TRIGGEREVENTSTATUSENUM']._serialized_end=1555
+  _globals['_TRIGGEREVENTSTATUSENUM_TRIGGEREVENTSTATUS']._serialized_start=1333
+  _globals['_TRIGGEREVENTSTATUSENUM_TRIGGEREVENTSTATUS']._serialized_end=1555
+  _globals['_TRIGGEREVENTRESPONSE']._serialized_start=1558
+  _globals['_TRIGGEREVENTRESPONSE']._serialized_end=1735
+  _globals['_TRIGGEREVENTBULKREQUEST']._serialized_start=1737
+  _globals['_TRIGGEREVENTBULKREQUEST']._serialized_end=1810
+  _globals['_TRIGGEREVENTBULKRESPONSE']._serialized_start=1812
+  _globals['_TRIGGEREVENTBULKRESPONSE']._serialized_end=1888
+  _globals['_CANCELTRIGGEREDEVENTREQUEST']._serialized_start=1890
+  _globals['_CANCELTRIGGEREDEVENTREQUEST']._serialized_end=1943
+  _globals['_CANCELTRIGGEREDEVENTRESPONSE']._serialized_start=1945
+  _globals['_CANCELTRIGGEREDEVENTRESPONSE']._serialized_end=2021
+  _globals['_EVENTSSERVICE']._serialized_start=2024
+  _globals['_EVENTSSERVICE']._serialized_end=2318
 # @@protoc_insertion_point(module_scope)

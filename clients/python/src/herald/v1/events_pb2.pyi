@@ -10,7 +10,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class TriggerEventRequest(_message.Message):
-    __slots__ = ("name", "payload", "overrides", "to", "transaction_id", "actor", "tenant")
+    __slots__ = ("name", "payload", "overrides", "to", "transaction_id", "actor", "tenant", "exclude")
     NAME_FIELD_NUMBER: _ClassVar[int]
     PAYLOAD_FIELD_NUMBER: _ClassVar[int]
     OVERRIDES_FIELD_NUMBER: _ClassVar[int]
@@ -18,6 +18,7 @@ class TriggerEventRequest(_message.Message):
     TRANSACTION_ID_FIELD_NUMBER: _ClassVar[int]
     ACTOR_FIELD_NUMBER: _ClassVar[int]
     TENANT_FIELD_NUMBER: _ClassVar[int]
+    EXCLUDE_FIELD_NUMBER: _ClassVar[int]
     name: str
     payload: _struct_pb2.Struct
     overrides: _struct_pb2.Struct
@@ -25,17 +26,20 @@ class TriggerEventRequest(_message.Message):
     transaction_id: str
     actor: TriggerActor
     tenant: TriggerTenant
-    def __init__(self, name: _Optional[str] = ..., payload: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., overrides: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., to: _Optional[_Iterable[_Union[TriggerRecipient, _Mapping]]] = ..., transaction_id: _Optional[str] = ..., actor: _Optional[_Union[TriggerActor, _Mapping]] = ..., tenant: _Optional[_Union[TriggerTenant, _Mapping]] = ...) -> None: ...
+    exclude: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., payload: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., overrides: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., to: _Optional[_Iterable[_Union[TriggerRecipient, _Mapping]]] = ..., transaction_id: _Optional[str] = ..., actor: _Optional[_Union[TriggerActor, _Mapping]] = ..., tenant: _Optional[_Union[TriggerTenant, _Mapping]] = ..., exclude: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class TriggerRecipient(_message.Message):
-    __slots__ = ("subscriber_id", "subscriber", "other")
+    __slots__ = ("subscriber_id", "subscriber", "other", "topic")
     SUBSCRIBER_ID_FIELD_NUMBER: _ClassVar[int]
     SUBSCRIBER_FIELD_NUMBER: _ClassVar[int]
     OTHER_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
     subscriber_id: str
     subscriber: TriggerSubscriber
     other: _struct_pb2.Struct
-    def __init__(self, subscriber_id: _Optional[str] = ..., subscriber: _Optional[_Union[TriggerSubscriber, _Mapping]] = ..., other: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    topic: TriggerTopic
+    def __init__(self, subscriber_id: _Optional[str] = ..., subscriber: _Optional[_Union[TriggerSubscriber, _Mapping]] = ..., other: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., topic: _Optional[_Union[TriggerTopic, _Mapping]] = ...) -> None: ...
 
 class TriggerSubscriber(_message.Message):
     __slots__ = ("subscriber_id", "email", "first_name", "last_name", "phone", "avatar", "locale", "data", "channels", "timezone")
@@ -60,6 +64,12 @@ class TriggerSubscriber(_message.Message):
     channels: _containers.RepeatedCompositeFieldContainer[_subscribers_pb2.SubscriberChannel]
     timezone: str
     def __init__(self, subscriber_id: _Optional[str] = ..., email: _Optional[str] = ..., first_name: _Optional[str] = ..., last_name: _Optional[str] = ..., phone: _Optional[str] = ..., avatar: _Optional[str] = ..., locale: _Optional[str] = ..., data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., channels: _Optional[_Iterable[_Union[_subscribers_pb2.SubscriberChannel, _Mapping]]] = ..., timezone: _Optional[str] = ...) -> None: ...
+
+class TriggerTopic(_message.Message):
+    __slots__ = ("topic_key",)
+    TOPIC_KEY_FIELD_NUMBER: _ClassVar[int]
+    topic_key: str
+    def __init__(self, topic_key: _Optional[str] = ...) -> None: ...
 
 class TriggerActor(_message.Message):
     __slots__ = ("subscriber_id", "subscriber")

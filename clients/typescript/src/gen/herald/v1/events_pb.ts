@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file herald/v1/events.proto.
  */
 export const file_herald_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChZoZXJhbGQvdjEvZXZlbnRzLnByb3RvEgloZXJhbGQudjEipAIKE1RyaWdnZXJFdmVudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIoCgdwYXlsb2FkGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIqCglvdmVycmlkZXMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EicKAnRvGAQgAygLMhsuaGVyYWxkLnYxLlRyaWdnZXJSZWNpcGllbnQSGwoOdHJhbnNhY3Rpb25faWQYBSABKAlIAIgBARImCgVhY3RvchgGIAEoCzIXLmhlcmFsZC52MS5UcmlnZ2VyQWN0b3ISKAoGdGVuYW50GAcgASgLMhguaGVyYWxkLnYxLlRyaWdnZXJUZW5hbnRCEQoPX3RyYW5zYWN0aW9uX2lkIpEBChBUcmlnZ2VyUmVjaXBpZW50EhcKDXN1YnNjcmliZXJfaWQYASABKAlIABIyCgpzdWJzY3JpYmVyGAIgASgLMhwuaGVyYWxkLnYxLlRyaWdnZXJTdWJzY3JpYmVySAASKAoFb3RoZXIYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0SABCBgoEa2luZCLvAgoRVHJpZ2dlclN1YnNjcmliZXISFQoNc3Vic2NyaWJlcl9pZBgBIAEoCRISCgVlbWFpbBgCIAEoCUgAiAEBEhcKCmZpcnN0X25hbWUYAyABKAlIAYgBARIWCglsYXN0X25hbWUYBCABKAlIAogBARISCgVwaG9uZRgFIAEoCUgDiAEBEhMKBmF2YXRhchgGIAEoCUgEiAEBEhMKBmxvY2FsZRgHIAEoCUgFiAEBEiUKBGRhdGEYCCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei4KCGNoYW5uZWxzGAkgAygLMhwuaGVyYWxkLnYxLlN1YnNjcmliZXJDaGFubmVsEhUKCHRpbWV6b25lGAogASgJSAaIAQFCCAoGX2VtYWlsQg0KC19maXJzdF9uYW1lQgwKCl9sYXN0X25hbWVCCAoGX3Bob25lQgkKB19hdmF0YXJCCQoHX2xvY2FsZUILCglfdGltZXpvbmUiYwoMVHJpZ2dlckFjdG9yEhcKDXN1YnNjcmliZXJfaWQYASABKAlIABIyCgpzdWJzY3JpYmVyGAIgASgLMhwuaGVyYWxkLnYxLlRyaWdnZXJTdWJzY3JpYmVySABCBgoEa2luZCJSCg1UcmlnZ2VyVGVuYW50EhQKCmlkZW50aWZpZXIYASABKAlIABIjCgZ0ZW5hbnQYAiABKAsyES5oZXJhbGQudjEuVGVuYW50SABCBgoEa2luZCJzCgZUZW5hbnQSFwoKaWRlbnRpZmllchgBIAEoCUgAiAEBEhEKBG5hbWUYAiABKAlIAYgBARIlCgRkYXRhGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEINCgtfaWRlbnRpZmllckIHCgVfbmFtZSL5AQoWVHJpZ2dlckV2ZW50U3RhdHVzRW51bSLeAQoSVHJpZ2dlckV2ZW50U3RhdHVzEiQKIFRSSUdHRVJfRVZFTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASCQoFZXJyb3IQARIWChJ0cmlnZ2VyX25vdF9hY3RpdmUQAhIkCiBub193b3JrZmxvd19hY3RpdmVfc3RlcHNfZGVmaW5lZBADEh0KGW5vX3dvcmtmbG93X3N0ZXBzX2RlZmluZWQQBBINCglwcm9jZXNzZWQQBRITCg9ub190ZW5hbnRfZm91bmQQBhIWChJpbnZhbGlkX3JlY2lwaWVudHMQByKxAQoUVHJpZ2dlckV2ZW50UmVzcG9uc2USFAoMYWNrbm93bGVkZ2VkGAEgASgIEkQKBnN0YXR1cxgCIAEoDjI0LmhlcmFsZC52MS5UcmlnZ2VyRXZlbnRTdGF0dXNFbnVtLlRyaWdnZXJFdmVudFN0YXR1cxINCgVlcnJvchgDIAMoCRIbCg50cmFuc2FjdGlvbl9pZBgEIAEoCUgAiAEBQhEKD190cmFuc2FjdGlvbl9pZCJJChdUcmlnZ2VyRXZlbnRCdWxrUmVxdWVzdBIuCgZldmVudHMYASADKAsyHi5oZXJhbGQudjEuVHJpZ2dlckV2ZW50UmVxdWVzdCJMChhUcmlnZ2VyRXZlbnRCdWxrUmVzcG9uc2USMAoHcmVzdWx0cxgBIAMoCzIfLmhlcmFsZC52MS5UcmlnZ2VyRXZlbnRSZXNwb25zZSI1ChtDYW5jZWxUcmlnZ2VyZWRFdmVudFJlcXVlc3QSFgoOdHJhbnNhY3Rpb25faWQYASABKAkiTAocQ2FuY2VsVHJpZ2dlcmVkRXZlbnRSZXNwb25zZRIQCghjYW5jZWxlZBgBIAEoCBIaChJjYW5jZWxlZF9qb2JfY291bnQYAiABKAUypgIKDUV2ZW50c1NlcnZpY2USTwoMVHJpZ2dlckV2ZW50Eh4uaGVyYWxkLnYxLlRyaWdnZXJFdmVudFJlcXVlc3QaHy5oZXJhbGQudjEuVHJpZ2dlckV2ZW50UmVzcG9uc2USWwoQVHJpZ2dlckV2ZW50QnVsaxIiLmhlcmFsZC52MS5UcmlnZ2VyRXZlbnRCdWxrUmVxdWVzdBojLmhlcmFsZC52MS5UcmlnZ2VyRXZlbnRCdWxrUmVzcG9uc2USZwoUQ2FuY2VsVHJpZ2dlcmVkRXZlbnQSJi5oZXJhbGQudjEuQ2FuY2VsVHJpZ2dlcmVkRXZlbnRSZXF1ZXN0GicuaGVyYWxkLnYxLkNhbmNlbFRyaWdnZXJlZEV2ZW50UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_herald_v1_subscribers]);
+  fileDesc("ChZoZXJhbGQvdjEvZXZlbnRzLnByb3RvEgloZXJhbGQudjEitQIKE1RyaWdnZXJFdmVudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIoCgdwYXlsb2FkGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIqCglvdmVycmlkZXMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EicKAnRvGAQgAygLMhsuaGVyYWxkLnYxLlRyaWdnZXJSZWNpcGllbnQSGwoOdHJhbnNhY3Rpb25faWQYBSABKAlIAIgBARImCgVhY3RvchgGIAEoCzIXLmhlcmFsZC52MS5UcmlnZ2VyQWN0b3ISKAoGdGVuYW50GAcgASgLMhguaGVyYWxkLnYxLlRyaWdnZXJUZW5hbnQSDwoHZXhjbHVkZRgIIAMoCUIRCg9fdHJhbnNhY3Rpb25faWQiuwEKEFRyaWdnZXJSZWNpcGllbnQSFwoNc3Vic2NyaWJlcl9pZBgBIAEoCUgAEjIKCnN1YnNjcmliZXIYAiABKAsyHC5oZXJhbGQudjEuVHJpZ2dlclN1YnNjcmliZXJIABIoCgVvdGhlchgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RIABIoCgV0b3BpYxgEIAEoCzIXLmhlcmFsZC52MS5UcmlnZ2VyVG9waWNIAEIGCgRraW5kIu8CChFUcmlnZ2VyU3Vic2NyaWJlchIVCg1zdWJzY3JpYmVyX2lkGAEgASgJEhIKBWVtYWlsGAIgASgJSACIAQESFwoKZmlyc3RfbmFtZRgDIAEoCUgBiAEBEhYKCWxhc3RfbmFtZRgEIAEoCUgCiAEBEhIKBXBob25lGAUgASgJSAOIAQESEwoGYXZhdGFyGAYgASgJSASIAQESEwoGbG9jYWxlGAcgASgJSAWIAQESJQoEZGF0YRgIIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLgoIY2hhbm5lbHMYCSADKAsyHC5oZXJhbGQudjEuU3Vic2NyaWJlckNoYW5uZWwSFQoIdGltZXpvbmUYCiABKAlIBogBAUIICgZfZW1haWxCDQoLX2ZpcnN0X25hbWVCDAoKX2xhc3RfbmFtZUIICgZfcGhvbmVCCQoHX2F2YXRhckIJCgdfbG9jYWxlQgsKCV90aW1lem9uZSIhCgxUcmlnZ2VyVG9waWMSEQoJdG9waWNfa2V5GAEgASgJImMKDFRyaWdnZXJBY3RvchIXCg1zdWJzY3JpYmVyX2lkGAEgASgJSAASMgoKc3Vic2NyaWJlchgCIAEoCzIcLmhlcmFsZC52MS5UcmlnZ2VyU3Vic2NyaWJlckgAQgYKBGtpbmQiUgoNVHJpZ2dlclRlbmFudBIUCgppZGVudGlmaWVyGAEgASgJSAASIwoGdGVuYW50GAIgASgLMhEuaGVyYWxkLnYxLlRlbmFudEgAQgYKBGtpbmQicwoGVGVuYW50EhcKCmlkZW50aWZpZXIYASABKAlIAIgBARIRCgRuYW1lGAIgASgJSAGIAQESJQoEZGF0YRgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCDQoLX2lkZW50aWZpZXJCBwoFX25hbWUi+QEKFlRyaWdnZXJFdmVudFN0YXR1c0VudW0i3gEKElRyaWdnZXJFdmVudFN0YXR1cxIkCiBUUklHR0VSX0VWRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEgkKBWVycm9yEAESFgoSdHJpZ2dlcl9ub3RfYWN0aXZlEAISJAogbm9fd29ya2Zsb3dfYWN0aXZlX3N0ZXBzX2RlZmluZWQQAxIdChlub193b3JrZmxvd19zdGVwc19kZWZpbmVkEAQSDQoJcHJvY2Vzc2VkEAUSEwoPbm9fdGVuYW50X2ZvdW5kEAYSFgoSaW52YWxpZF9yZWNpcGllbnRzEAcisQEKFFRyaWdnZXJFdmVudFJlc3BvbnNlEhQKDGFja25vd2xlZGdlZBgBIAEoCBJECgZzdGF0dXMYAiABKA4yNC5oZXJhbGQudjEuVHJpZ2dlckV2ZW50U3RhdHVzRW51bS5UcmlnZ2VyRXZlbnRTdGF0dXMSDQoFZXJyb3IYAyADKAkSGwoOdHJhbnNhY3Rpb25faWQYBCABKAlIAIgBAUIRCg9fdHJhbnNhY3Rpb25faWQiSQoXVHJpZ2dlckV2ZW50QnVsa1JlcXVlc3QSLgoGZXZlbnRzGAEgAygLMh4uaGVyYWxkLnYxLlRyaWdnZXJFdmVudFJlcXVlc3QiTAoYVHJpZ2dlckV2ZW50QnVsa1Jlc3BvbnNlEjAKB3Jlc3VsdHMYASADKAsyHy5oZXJhbGQudjEuVHJpZ2dlckV2ZW50UmVzcG9uc2UiNQobQ2FuY2VsVHJpZ2dlcmVkRXZlbnRSZXF1ZXN0EhYKDnRyYW5zYWN0aW9uX2lkGAEgASgJIkwKHENhbmNlbFRyaWdnZXJlZEV2ZW50UmVzcG9uc2USEAoIY2FuY2VsZWQYASABKAgSGgoSY2FuY2VsZWRfam9iX2NvdW50GAIgASgFMqYCCg1FdmVudHNTZXJ2aWNlEk8KDFRyaWdnZXJFdmVudBIeLmhlcmFsZC52MS5UcmlnZ2VyRXZlbnRSZXF1ZXN0Gh8uaGVyYWxkLnYxLlRyaWdnZXJFdmVudFJlc3BvbnNlElsKEFRyaWdnZXJFdmVudEJ1bGsSIi5oZXJhbGQudjEuVHJpZ2dlckV2ZW50QnVsa1JlcXVlc3QaIy5oZXJhbGQudjEuVHJpZ2dlckV2ZW50QnVsa1Jlc3BvbnNlEmcKFENhbmNlbFRyaWdnZXJlZEV2ZW50EiYuaGVyYWxkLnYxLkNhbmNlbFRyaWdnZXJlZEV2ZW50UmVxdWVzdBonLmhlcmFsZC52MS5DYW5jZWxUcmlnZ2VyZWRFdmVudFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_herald_v1_subscribers]);
 
 /**
  * Request of TriggerEvent. REST body: name, payload?, overrides?, to, transactionId?, actor?, tenant?;
@@ -72,6 +72,13 @@ export type TriggerEventRequest = Message<"herald.v1.TriggerEventRequest"> & {
    * @generated from field: herald.v1.TriggerTenant tenant = 7;
    */
   tenant?: TriggerTenant | undefined;
+
+  /**
+   * subscriberIds that must not receive this event through a topic (the actor never does); at most 1,000.
+   *
+   * @generated from field: repeated string exclude = 8;
+   */
+  exclude: string[];
 };
 
 /**
@@ -110,13 +117,20 @@ export type TriggerRecipient = Message<"herald.v1.TriggerRecipient"> & {
     case: "subscriber";
   } | {
     /**
-     * Another recipient object (e.g. a topic, `{type: "Topic", topicKey}`), kept as sent; topic
-     * recipients are answered with an error until topics exist.
+     * Another recipient object, kept as sent (a malformed entry, skipped).
      *
      * @generated from field: google.protobuf.Struct other = 3;
      */
     value: JsonObject;
     case: "other";
+  } | {
+    /**
+     * Every member of a topic as of the trigger (REST: `{type: "Topic", topicKey}`).
+     *
+     * @generated from field: herald.v1.TriggerTopic topic = 4;
+     */
+    value: TriggerTopic;
+    case: "topic";
   } | { case: undefined; value?: undefined };
 };
 
@@ -212,6 +226,27 @@ export const TriggerSubscriberSchema: GenMessage<TriggerSubscriber> = /*@__PURE_
   messageDesc(file_herald_v1_events, 2);
 
 /**
+ * A topic named as a recipient.
+ *
+ * @generated from message herald.v1.TriggerTopic
+ */
+export type TriggerTopic = Message<"herald.v1.TriggerTopic"> & {
+  /**
+   * Key of the topic; an unknown or empty topic reaches no one.
+   *
+   * @generated from field: string topic_key = 1;
+   */
+  topicKey: string;
+};
+
+/**
+ * Describes the message herald.v1.TriggerTopic.
+ * Use `create(TriggerTopicSchema)` to create a new message.
+ */
+export const TriggerTopicSchema: GenMessage<TriggerTopic> = /*@__PURE__*/
+  messageDesc(file_herald_v1_events, 3);
+
+/**
  * The actor of a trigger.
  *
  * @generated from message herald.v1.TriggerActor
@@ -246,7 +281,7 @@ export type TriggerActor = Message<"herald.v1.TriggerActor"> & {
  * Use `create(TriggerActorSchema)` to create a new message.
  */
 export const TriggerActorSchema: GenMessage<TriggerActor> = /*@__PURE__*/
-  messageDesc(file_herald_v1_events, 3);
+  messageDesc(file_herald_v1_events, 4);
 
 /**
  * The tenant of a trigger.
@@ -283,7 +318,7 @@ export type TriggerTenant = Message<"herald.v1.TriggerTenant"> & {
  * Use `create(TriggerTenantSchema)` to create a new message.
  */
 export const TriggerTenantSchema: GenMessage<TriggerTenant> = /*@__PURE__*/
-  messageDesc(file_herald_v1_events, 4);
+  messageDesc(file_herald_v1_events, 5);
 
 /**
  * A tenant as given in a trigger.
@@ -318,7 +353,7 @@ export type Tenant = Message<"herald.v1.Tenant"> & {
  * Use `create(TenantSchema)` to create a new message.
  */
 export const TenantSchema: GenMessage<Tenant> = /*@__PURE__*/
-  messageDesc(file_herald_v1_events, 5);
+  messageDesc(file_herald_v1_events, 6);
 
 /**
  * Wrapper of the trigger status enum (scopes its value names).
@@ -333,7 +368,7 @@ export type TriggerEventStatusEnum = Message<"herald.v1.TriggerEventStatusEnum">
  * Use `create(TriggerEventStatusEnumSchema)` to create a new message.
  */
 export const TriggerEventStatusEnumSchema: GenMessage<TriggerEventStatusEnum> = /*@__PURE__*/
-  messageDesc(file_herald_v1_events, 6);
+  messageDesc(file_herald_v1_events, 7);
 
 /**
  * Outcome of a trigger.
@@ -402,7 +437,7 @@ export enum TriggerEventStatusEnum_TriggerEventStatus {
  * Describes the enum herald.v1.TriggerEventStatusEnum.TriggerEventStatus.
  */
 export const TriggerEventStatusEnum_TriggerEventStatusSchema: GenEnum<TriggerEventStatusEnum_TriggerEventStatus> = /*@__PURE__*/
-  enumDesc(file_herald_v1_events, 6, 0);
+  enumDesc(file_herald_v1_events, 7, 0);
 
 /**
  * Response of TriggerEvent. REST body: this message.
@@ -444,7 +479,7 @@ export type TriggerEventResponse = Message<"herald.v1.TriggerEventResponse"> & {
  * Use `create(TriggerEventResponseSchema)` to create a new message.
  */
 export const TriggerEventResponseSchema: GenMessage<TriggerEventResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_events, 7);
+  messageDesc(file_herald_v1_events, 8);
 
 /**
  * Request of TriggerEventBulk. REST body: `{events: [...]}`.
@@ -465,7 +500,7 @@ export type TriggerEventBulkRequest = Message<"herald.v1.TriggerEventBulkRequest
  * Use `create(TriggerEventBulkRequestSchema)` to create a new message.
  */
 export const TriggerEventBulkRequestSchema: GenMessage<TriggerEventBulkRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_events, 8);
+  messageDesc(file_herald_v1_events, 9);
 
 /**
  * Response of TriggerEventBulk. REST body: the `results` field (a bare JSON array).
@@ -486,7 +521,7 @@ export type TriggerEventBulkResponse = Message<"herald.v1.TriggerEventBulkRespon
  * Use `create(TriggerEventBulkResponseSchema)` to create a new message.
  */
 export const TriggerEventBulkResponseSchema: GenMessage<TriggerEventBulkResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_events, 9);
+  messageDesc(file_herald_v1_events, 10);
 
 /**
  * Request of CancelTriggeredEvent.
@@ -507,7 +542,7 @@ export type CancelTriggeredEventRequest = Message<"herald.v1.CancelTriggeredEven
  * Use `create(CancelTriggeredEventRequestSchema)` to create a new message.
  */
 export const CancelTriggeredEventRequestSchema: GenMessage<CancelTriggeredEventRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_events, 10);
+  messageDesc(file_herald_v1_events, 11);
 
 /**
  * Response of CancelTriggeredEvent. REST body: the `canceled` field (a bare JSON boolean).
@@ -535,7 +570,7 @@ export type CancelTriggeredEventResponse = Message<"herald.v1.CancelTriggeredEve
  * Use `create(CancelTriggeredEventResponseSchema)` to create a new message.
  */
 export const CancelTriggeredEventResponseSchema: GenMessage<CancelTriggeredEventResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_events, 11);
+  messageDesc(file_herald_v1_events, 12);
 
 /**
  * Triggers run a workflow for recipients. Everything acts in the environment of the caller's API key.

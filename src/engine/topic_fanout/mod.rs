@@ -1,0 +1,179 @@
+//! The fan-out of triggers to topics. A trigger naming topics stores only a `topic_fanouts` row (with
+//! the event's [`EventTemplate`]) in the transaction that stores the trigger, so its latency does not
+//! depend on topic size. A loop in every worker process claims due fan-outs like jobs (`FOR UPDATE SKIP
+//! LOCKED`, a lease in `run_at`, taken over when it expires) and expands one page of members per
+//! transaction ([`page`]): the page's notifications and jobs and the keyset cursor commit together.
+//!
+//! Exactly once per subscriber: the unique index on notifications (environment, transactionId,
+//! subscriber) turns a member reached through two topics, one also named directly, or one re-expanded
+//! after a crash between a page's commit and the next into an `ON CONFLICT DO NOTHING`.
+//!
+//! The members reached are the memberships created at or before the trigger's acceptance and still
+//! present when their page is read (a member removed during the fan-out may be missed; one added after
+//! the trigger is not reached); the actor and the trigger's `exclude` never are, nor deleted subscribers.
+
+mod page;
+
+use std::sync::Arc;
+
+use chrono::{DateTime, TimeDelta, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{Array, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use tokio::sync::{watch, Notify};
+use uuid::Uuid;
+
+use super::runtime::WorkerShared;
+use super::trigger::fanout::EventTemplate;
+use crate::db::schema::{subscribers, topic_fanouts, topics};
+use crate::error::{AppError, AppResult};
+
+/// A claimed fan-out.
+#[derive(Debug, Clone, QueryableByName)]
+struct Claimed {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    environment_id: Uuid,
+    #[diesel(sql_type = Array<Text>)]
+    topic_keys: Vec<String>,
+    #[diesel(sql_type = Array<Text>)]
+    exclude: Vec<String>,
+    #[diesel(sql_type = Jsonb)]
+    template: serde_json::Value,
+    #[diesel(sql_type = Timestamptz)]
+    accepted_at: DateTime<Utc>,
+    #[diesel(sql_type = Nullable<SqlUuid>)]
+    after_subscriber_id: Option<Uuid>,
+}
+
+/// What every page of one fan-out needs.
+struct Expansion {
+    id: Uuid,
+    template: EventTemplate,
+    topic_ids: Vec<Uuid>,
+    /// Internal ids of the actor and the excluded subscribers.
+    excluded: Vec<Uuid>,
+    accepted_at: DateTime<Utc>,
+}
+
+/// Claims and expands due fan-outs until `stop` turns true; sleeps like the job loops when idle.
+pub async fn run_fanouts(shared: Arc<WorkerShared>, wake: Arc<Notify>, mut stop: watch::Receiver<bool>) {
+    let mut failures_in_a_row = 0u32;
+    while !*stop.borrow() {
+        let notified = wake.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        let pause = match run_one(&shared, &stop).await {
+            Ok(true) => {
+                failures_in_a_row = 0;
+                continue;
+            }
+            Ok(false) => shared.settings.poll_interval,
+            Err(error) => {
+                // The lease brings the fan-out back (to this or another worker) once it expires.
+                failures_in_a_row += 1;
+                tracing::warn!(%error, "topic fan-out failed; it resumes from its last page once its lease expires");
+                (shared.settings.poll_interval * failures_in_a_row.min(10)).min(std::time::Duration::from_secs(30))
+            }
+        };
+        tokio::select! {
+            _ = &mut notified => {}
+            _ = tokio::time::sleep(pause) => {}
+            _ = stop.changed() => {}
+        }
+    }
+}
+
+/// Claims one due fan-out and expands it to the end, or until `stop` (then hands it back for another
+/// worker at once); false when none was due.
+async fn run_one(shared: &WorkerShared, stop: &watch::Receiver<bool>) -> AppResult<bool> {
+    let mut conn = shared.pool.get().await?;
+    let now = shared.engine.clock.now();
+    let Some(claimed) = claim(&mut conn, &shared.owner, now, lease(shared)).await? else { return Ok(false) };
+    let expansion = resolve(&mut conn, claimed.clone()).await?;
+    let mut after = claimed.after_subscriber_id;
+    loop {
+        let now = shared.engine.clock.now();
+        let expanded = page::expand_page(&mut conn, &expansion, after, &shared.owner, now, lease(shared)).await?;
+        if expanded.inserted > 0 {
+            shared.engine.wakeup.wake();
+        }
+        match expanded.next {
+            Some(_) if *stop.borrow() => {
+                hand_back(&mut conn, expansion.id, &shared.owner, shared.engine.clock.now()).await?;
+                return Ok(true);
+            }
+            Some(cursor) => after = Some(cursor),
+            None => return Ok(true),
+        }
+    }
+}
+
+/// Makes a fan-out this worker holds due again at once (a graceful stop between pages).
+async fn hand_back(conn: &mut AsyncPgConnection, id: Uuid, owner: &str, now: DateTime<Utc>) -> AppResult<()> {
+    diesel::update(topic_fanouts::table)
+        .filter(topic_fanouts::id.eq(id))
+        .filter(topic_fanouts::lease_owner.eq(owner))
+        .set((topic_fanouts::run_at.eq(now), topic_fanouts::lease_owner.eq(None::<String>)))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+fn lease(shared: &WorkerShared) -> TimeDelta {
+    TimeDelta::from_std(shared.settings.lease).unwrap_or(TimeDelta::seconds(60))
+}
+
+/// Claims the fan-out due first (a new one, or one whose worker's lease expired).
+async fn claim(
+    conn: &mut AsyncPgConnection,
+    owner: &str,
+    now: DateTime<Utc>,
+    lease: TimeDelta,
+) -> AppResult<Option<Claimed>> {
+    Ok(diesel::sql_query(
+        "WITH due AS (
+             SELECT id FROM topic_fanouts
+             WHERE status IN ('queued', 'running') AND run_at <= $1
+             ORDER BY run_at
+             LIMIT 1
+             FOR UPDATE SKIP LOCKED
+         )
+         UPDATE topic_fanouts AS f
+         SET status = 'running', run_at = $2, lease_owner = $3, attempts = f.attempts + 1, updated_at = $1
+         FROM due
+         WHERE f.id = due.id
+         RETURNING f.id, f.environment_id, f.topic_keys, f.exclude, f.template, f.accepted_at, f.after_subscriber_id",
+    )
+    .bind::<Timestamptz, _>(now)
+    .bind::<Timestamptz, _>(now + lease)
+    .bind::<Text, _>(owner)
+    .get_result(conn)
+    .await
+    .optional()?)
+}
+
+/// The topics (by key, as they exist now: a topic created after the trigger has no member old enough)
+/// and the excluded subscribers of a claimed fan-out.
+async fn resolve(conn: &mut AsyncPgConnection, claimed: Claimed) -> AppResult<Expansion> {
+    let template: EventTemplate = serde_json::from_value(claimed.template).map_err(AppError::internal)?;
+    let topic_ids: Vec<Uuid> = topics::table
+        .filter(topics::environment_id.eq(claimed.environment_id))
+        .filter(topics::key.eq_any(&claimed.topic_keys))
+        .select(topics::id)
+        .load(conn)
+        .await?;
+    let mut excluded: Vec<Uuid> = if claimed.exclude.is_empty() {
+        Vec::new()
+    } else {
+        subscribers::table
+            .filter(subscribers::environment_id.eq(claimed.environment_id))
+            .filter(subscribers::subscriber_id.eq_any(&claimed.exclude))
+            .select(subscribers::id)
+            .load(conn)
+            .await?
+    };
+    excluded.extend(template.actor_subscriber_id);
+    Ok(Expansion { id: claimed.id, template, topic_ids, excluded, accepted_at: claimed.accepted_at })
+}

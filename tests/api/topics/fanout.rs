@@ -1,0 +1,187 @@
+//! Triggers to topics: each member once (across topics, with direct recipients, without the actor and
+//! the excluded), unknown and empty topics acknowledged with no notification, the membership as of the
+//! trigger, and a 20,000-member topic expanded in pages.
+
+use std::time::Duration;
+
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use reqwest::Method;
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use crate::engine::fixtures::{count, create_workflow, in_app_step, trigger_processed, wait_until_settled};
+use crate::support::TestServer;
+
+/// Creates `n` subscribers `<key>-<i>` and the topic `key` with all of them as members, in three
+/// statements (seeding, not the API under test).
+pub async fn seed_topic(conn: &mut AsyncPgConnection, environment_id: Uuid, key: &str, n: i64) {
+    for sql in [
+        "INSERT INTO subscribers (id, environment_id, organization_id, subscriber_id)
+         SELECT gen_random_uuid(), e.id, e.organization_id, $2 || '-' || i
+         FROM environments e, generate_series(1, $3) AS i WHERE e.id = $1",
+        "INSERT INTO topics (id, environment_id, organization_id, key, name)
+         SELECT gen_random_uuid(), e.id, e.organization_id, $2, $2 FROM environments e WHERE e.id = $1 AND $3 > 0",
+        "INSERT INTO topic_subscribers (topic_id, subscriber_id, environment_id, external_subscriber_id, created_at)
+         SELECT t.id, s.id, s.environment_id, s.subscriber_id, now() - interval '1 minute'
+         FROM topics t JOIN subscribers s ON s.environment_id = t.environment_id AND s.subscriber_id LIKE $2 || '-%'
+         WHERE t.environment_id = $1 AND t.key = $2 AND $3 > 0",
+    ] {
+        diesel::sql_query(sql)
+            .bind::<diesel::sql_types::Uuid, _>(environment_id)
+            .bind::<diesel::sql_types::Text, _>(key)
+            .bind::<diesel::sql_types::BigInt, _>(n)
+            .execute(conn)
+            .await
+            .unwrap();
+    }
+}
+
+/// Waits until every topic fan-out of the server's schema is completed, then until its jobs settle.
+pub async fn wait_until_fanned_out(server: &TestServer) {
+    for _ in 0..1200 {
+        if count(server, "topic_fanouts WHERE status <> 'completed'").await == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("topic fan-outs still open after 60 s");
+}
+
+async fn add(server: &TestServer, key: &str, subscribers: &[&str]) {
+    for id in subscribers {
+        server.send_json(Method::POST, "/v2/subscribers", &json!({"subscriberId": id})).await;
+    }
+    let (status, body) = server
+        .send_json(Method::POST, &format!("/v1/topics/{key}/subscribers"), &json!({"subscribers": subscribers}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+}
+
+/// subscriberId → number of notifications of the transaction.
+async fn recipients_of(server: &TestServer, transaction_id: &str) -> Vec<(String, i64)> {
+    #[derive(diesel::QueryableByName)]
+    struct Row {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        subscriber_id: String,
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let mut conn = server.pool.get().await.unwrap();
+    let rows: Vec<Row> = diesel::sql_query(
+        "SELECT s.subscriber_id, count(*) AS n FROM notifications n JOIN subscribers s ON s.id = n.subscriber_id
+         WHERE n.transaction_id = $1 GROUP BY s.subscriber_id ORDER BY s.subscriber_id",
+    )
+    .bind::<diesel::sql_types::Text, _>(transaction_id)
+    .load(&mut conn)
+    .await
+    .unwrap();
+    rows.into_iter().map(|row| (row.subscriber_id, row.n)).collect()
+}
+
+fn once(ids: &[&str]) -> Vec<(String, i64)> {
+    ids.iter().map(|id| (id.to_string(), 1)).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn each_member_gets_the_event_once_across_topics_and_direct_naming_but_not_the_actor_or_excluded() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "news", json!([in_app_step()])).await;
+    add(&server, "a", &["a1", "a2", "both", "direct"]).await;
+    add(&server, "b", &["both", "b1", "actor"]).await;
+
+    let body = json!({"name": "news", "payload": {"orderId": 7}, "actor": "actor", "exclude": ["a2"],
+        "to": [{"type": "Topic", "topicKey": "a"}, {"type": "Topic", "topicKey": "b"}, "direct"]});
+    let transaction_id = trigger_processed(&server, body).await;
+    wait_until_fanned_out(&server).await;
+    wait_until_settled(&server).await;
+
+    assert_eq!(recipients_of(&server, &transaction_id).await, once(&["a1", "b1", "both", "direct"]));
+    assert_eq!(count(&server, "messages").await, 4, "one in-app message each");
+    // Members reached through a topic get the event as triggered: payload, actor, workflow.
+    let (_, messages) = server.get_json("/v1/messages?subscriberId=b1").await;
+    assert_eq!(messages["data"][0]["content"], "Hi there, order 7 shipped", "{messages}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_topic_alone_is_a_recipient_and_unknown_or_empty_topics_are_acknowledged_with_no_notification() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "news", json!([in_app_step()])).await;
+    add(&server, "solo", &["s1"]).await;
+    let (status, body) = server.send_json(Method::POST, "/v1/topics", &json!({"key": "empty", "name": "Empty"})).await;
+    assert_eq!(status, 201, "{body}");
+
+    // A bare topic object as `to`, as the reference's clients send it.
+    let alone = trigger_processed(&server, json!({"name": "news", "to": {"type": "Topic", "topicKey": "solo"}})).await;
+    let unknown =
+        trigger_processed(&server, json!({"name": "news", "to": [{"type": "Topic", "topicKey": "nope"}]})).await;
+    let empty =
+        trigger_processed(&server, json!({"name": "news", "to": [{"type": "Topic", "topicKey": "empty"}]})).await;
+    wait_until_fanned_out(&server).await;
+    wait_until_settled(&server).await;
+
+    assert_eq!(recipients_of(&server, &alone).await, once(&["s1"]));
+    assert!(recipients_of(&server, &unknown).await.is_empty());
+    assert!(recipients_of(&server, &empty).await.is_empty());
+    assert_eq!(count(&server, "notifications").await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_event_reaches_the_members_as_of_the_trigger() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "news", json!([in_app_step()])).await;
+    add(&server, "t", &["early"]).await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let accepted = chrono::Utc::now();
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    add(&server, "t", &["late"]).await;
+
+    // The trigger is accepted at `accepted` (the engine's clock): "late" joined after it.
+    server.clock.set(accepted);
+    let transaction_id =
+        trigger_processed(&server, json!({"name": "news", "to": [{"type": "Topic", "topicKey": "t"}]})).await;
+    wait_until_fanned_out(&server).await;
+    assert_eq!(recipients_of(&server, &transaction_id).await, once(&["early"]));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_20000_member_topic_is_expanded_to_one_notification_and_its_jobs_per_member() {
+    const MEMBERS: i64 = 20_000;
+    let server = TestServer::start().await;
+    // A delay step keeps the workers from delivering: the test is about the expansion.
+    create_workflow(
+        &server,
+        "big",
+        json!([{"name": "Wait", "type": "delay", "controlValues": {"amount": 1, "unit": "days"}}, in_app_step()]),
+    )
+    .await;
+    {
+        let mut conn = server.pool.get().await.unwrap();
+        seed_topic(&mut conn, server.environment_id, "big", MEMBERS).await;
+    }
+    let started = std::time::Instant::now();
+    let transaction_id =
+        trigger_processed(&server, json!({"name": "big", "to": [{"type": "Topic", "topicKey": "big"}, "big-7"]})).await;
+    assert!(started.elapsed() < Duration::from_secs(5), "the trigger does not wait for the fan-out");
+    wait_until_fanned_out(&server).await;
+
+    let per_member = recipients_of(&server, &transaction_id).await;
+    assert_eq!(per_member.len() as i64, MEMBERS);
+    assert!(per_member.iter().all(|(_, n)| *n == 1), "no member twice");
+    assert_eq!(count(&server, "jobs").await, MEMBERS * 3, "trigger, delay and in-app job per member");
+    let progress: Value = {
+        #[derive(diesel::QueryableByName)]
+        struct Row {
+            #[diesel(sql_type = diesel::sql_types::Jsonb)]
+            row: Value,
+        }
+        let mut conn = server.pool.get().await.unwrap();
+        let row: Row = diesel::sql_query(
+            "SELECT jsonb_build_object('status', status, 'attempts', attempts) AS row FROM topic_fanouts",
+        )
+        .get_result(&mut conn)
+        .await
+        .unwrap();
+        row.row
+    };
+    assert_eq!(progress, json!({"status": "completed", "attempts": 1}));
+}
