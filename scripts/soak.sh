@@ -85,7 +85,8 @@ done
 wait "${loads[@]}" || true # a run with failures exits non-zero: the report counts them
 rss_end=$(rss_mb)
 
-# The report: 5xx split by whether the second they were answered in falls inside a fault window.
+# The report: 5xx split by whether the second they were answered in falls inside a fault window (from
+# 2 s before a fault: the loadgen's whole seconds round down).
 faults_json=$(printf '%s\n' "${faults[@]}" | jq -s .)
 row() { printf '| %-22s | %9s | %9s | %11s | %12s | %14s |\n' "$@"; }
 echo
@@ -97,7 +98,7 @@ for file in "$work"/*.json; do
     (.triggers.started_at | sub("\\.[0-9]+"; "") | fromdateiso8601) as $start
     | [.triggers.failures_by_second | to_entries[] | (.key | tonumber + $start) as $at
        | (.value | to_entries[]) | {$at, kind: .key, count: .value}] as $failures
-    | def in_fault: . as $at | any($faults[]; $at >= . and $at < . + $window);
+    | def in_fault: . as $at | any($faults[]; $at >= . - 2 and $at < . + $window);
       def count(f): [$failures[] | select(f) | .count] | add // 0;
       def unanswered: . == "timeout" or . == "connection error" or . == "transport error";
     [.triggers.sent, .triggers.sent - count(.kind | unanswered),
@@ -114,6 +115,22 @@ jq -r '.delivery | "Triggers: \(.expected_messages) messages expected, \(.missin
 echo "Herald RSS: ${rss_start} MB at start, ${rss_peak} MB peak, ${rss_end} MB at end"
 echo "Failures by kind:"
 jq -r '"  \(input_filename | split("/") | last): \(.triggers.failures)"' "$work"/*.json
+# The server's own count, to the millisecond: the 5xx answers it logged, inside and outside the windows.
+python3 - "$log" "$fault_window" "${faults[@]}" <<'PY'
+import re, sys
+from datetime import datetime
+log, window, faults = sys.argv[1], float(sys.argv[2]), [float(f) for f in sys.argv[3:]]
+inside = outside = 0
+for line in open(log, errors="replace"):
+    line = re.sub(r"\x1b\[[0-9;]*m", "", line)
+    if "on_failure" in line and "Status code: 5" in line:
+        at = datetime.fromisoformat(line.split()[0].replace("Z", "+00:00")).timestamp()
+        if any(fault <= at < fault + window for fault in faults):
+            inside += 1
+        else:
+            outside += 1
+print(f"Herald logged {inside} 5xx answers inside the fault windows and {outside} outside them")
+PY
 echo "Herald's warnings and errors, by message (the most frequent first):"
 sed -E 's/\x1b\[[0-9;]*m//g' "$log" | grep -E ' (WARN|ERROR) ' | sed -E 's/^[^ ]+ +//; s/[0-9a-f-]{36}//g' |
   cut -c1-200 | sort | uniq -c | sort -rn | head -15
