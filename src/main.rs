@@ -102,6 +102,7 @@ async fn serve(settings: &GlobalSettings, engine_settings: &EngineSettings, data
         extra_rest_routes: axum::Router::new(),
         public_url: settings.public_url.clone(),
         provider_settings: engine_settings.provider_settings(database.local_cluster.is_some()),
+        rate_limits: settings.rate_limits,
     })
     .await?;
     server::shutdown_signal().await;
