@@ -49,9 +49,12 @@ async fn run(args: Args) -> anyhow::Result<Report> {
     let client = match (args.request, args.protocol) {
         (RequestKind::Read, _) => TriggerClient::read(&args.url, Some(&api_key), concurrency, timeout)?,
         (RequestKind::Unauthenticated, _) => TriggerClient::read(&args.url, None, concurrency, timeout)?,
-        (RequestKind::Trigger, Protocol::Rest) => TriggerClient::rest(&args.url, &api_key, concurrency, timeout)?,
+        (RequestKind::Trigger, Protocol::Rest) => {
+            TriggerClient::rest(&args.url, &api_key, concurrency, timeout, args.idempotency_keys)?
+        }
         (RequestKind::Trigger, Protocol::Grpc) => {
-            TriggerClient::grpc(&args.url, &api_key, args.grpc_connections as usize, timeout).await?
+            let connections = args.grpc_connections as usize;
+            TriggerClient::grpc(&args.url, &api_key, connections, timeout, args.idempotency_keys).await?
         }
     };
     let plan = Plan {
