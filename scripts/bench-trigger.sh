@@ -43,13 +43,14 @@ rest_report=$("$target/release/loadgen" --url "$url" --json --protocol rest --co
 rest=$(jq -r '.triggers.accepted_per_s' <<<"$rest_report")
 delivery=$(jq -r '.delivery.messages_per_s // "n/a"' <<<"$rest_report")
 missing=$(jq -r '.delivery.missing_messages + .delivery.extra_messages' <<<"$rest_report")
+# The same closed-loop runs with a fresh Idempotency-Key on every trigger (as the official SDKs send).
+# They wait for their messages, so that each run starts with no delivery backlog, like the REST run.
+rest_keyed=$(figure .triggers.accepted_per_s --protocol rest --concurrency 128 --triggers "$triggers" \
+  --idempotency-keys --wait-timeout-secs 600)
+grpc_keyed=$(figure .triggers.accepted_per_s --protocol grpc --grpc-connections 8 --concurrency 128 \
+  --triggers "$triggers" --idempotency-keys --wait-timeout-secs 600)
 grpc=$(figure .triggers.accepted_per_s --protocol grpc --grpc-connections 8 --concurrency 128 \
   --triggers "$triggers" --no-wait)
-# The same closed-loop runs with a fresh Idempotency-Key on every trigger (as the official SDKs send).
-rest_keyed=$(figure .triggers.accepted_per_s --protocol rest --concurrency 128 --triggers "$triggers" \
-  --idempotency-keys --no-wait)
-grpc_keyed=$(figure .triggers.accepted_per_s --protocol grpc --grpc-connections 8 --concurrency 128 \
-  --triggers "$triggers" --idempotency-keys --no-wait)
 open_p99=$(figure .triggers.latency.p99_ms --protocol rest --rate 2000 --concurrency 512 \
   --triggers $((10000 * scale)) --no-wait)
 wide_p50=$(figure .triggers.latency.p50_ms --protocol rest --concurrency 1 --recipients-per-trigger 1000 \
