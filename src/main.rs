@@ -137,6 +137,8 @@ async fn admin(command: AdminCommand, engine: &EngineSettings, database: &Databa
                 "deleted {} notifications and {} transactionIds older than {cutoff} in {seconds:.2} s",
                 swept.notifications, swept.transactions
             );
+            let keys = retention::sweep_expired(&database.pool, chrono::Utc::now()).await?;
+            println!("deleted {keys} expired idempotency keys");
         }
     }
     Ok(())
