@@ -4,18 +4,22 @@
 # database_url (the private cluster's database, for psql) and target (the build directory:
 # $CARGO_TARGET_DIR, else ./target), and exports HERALD_API_KEY. Needs the
 # PostgreSQL server binaries Herald itself needs, and curl. BENCH_PORT (default 3198) picks the port;
+# other HERALD_* settings exported before sourcing (HERALD_METRICS_ADDR…) reach the server;
 # HERALD_BIN another server binary to start (an older build, for a before/after comparison).
 port=${BENCH_PORT:-3198}
 url="http://127.0.0.1:$port"
 target=${CARGO_TARGET_DIR:-target}
+# BENCH_PROFILE=dev starts a debug build instead (for checks that measure nothing, such as CI's).
+profile=${BENCH_PROFILE:-release}
+build_dir=$([ "$profile" = dev ] && echo debug || echo "$profile")
 
-cargo build --release --bin herald --bin loadgen
+cargo build --profile "$profile" --bin herald --bin loadgen
 data_dir=$(mktemp -d)
 chmod 755 "$data_dir" # as root, Herald runs PostgreSQL as `postgres`, which must reach the cluster inside
 log="$data_dir/herald.log"
 unset DATABASE_URL # the seeding (workflow, API key file) happens only on the private cluster
 HERALD_DATA_DIR="$data_dir" HERALD_ADDR="127.0.0.1:$port" RUST_LOG=${RUST_LOG:-warn} \
-  "${HERALD_BIN:-$target/release/herald}" serve >"$log" 2>&1 &
+  "${HERALD_BIN:-$target/$build_dir/herald}" serve >"$log" 2>&1 &
 pid=$!
 stop() {
   kill "$pid" 2>/dev/null && { wait "$pid" 2>/dev/null || true; } # SIGTERM: graceful stop, also of the cluster

@@ -23,6 +23,7 @@ pub async fn authenticate(State(state): State<AppState>, mut request: Request, n
     let authorization = request.headers().get(http::header::AUTHORIZATION).cloned();
     match resolve_tenant(&state, authorization).await {
         Ok(tenant) => {
+            tracing::Span::current().record("environment_id", tracing::field::display(tenant.environment_id));
             request.extensions_mut().insert(tenant);
             next.run(request).await
         }

@@ -42,6 +42,12 @@ pub struct GlobalSettings {
     #[arg(long, env = "HERALD_ADDR", default_value = "127.0.0.1:3000", global = true)]
     pub addr: SocketAddr,
 
+    /// Address serving `/metrics` (Prometheus), `/healthz` and `/readyz` for the operator, in every
+    /// role (the only HTTP port of a worker process). Unset: no such port. Keep it off the public
+    /// network: it needs no key.
+    #[arg(long, env = "HERALD_METRICS_ADDR", global = true)]
+    pub metrics_addr: Option<SocketAddr>,
+
     /// Base64 of the 32-byte key encrypting integration credentials. When unset, the key is read
     /// from (or generated into) `secret-key` in the data directory.
     #[arg(long, env = "HERALD_SECRET_KEY", hide_env_values = true, global = true)]

@@ -93,11 +93,16 @@ async fn serve(settings: &GlobalSettings, engine_settings: &EngineSettings, data
     } else {
         None
     };
+    let metrics_listener = match settings.metrics_addr {
+        Some(addr) => Some(tokio::net::TcpListener::bind(addr).await?),
+        None => None,
+    };
     let running = startup::start(StartOptions {
         pool: database.pool.clone(),
         cipher,
         clock: Clock::system(),
         listener,
+        metrics_listener,
         workers: engine_settings.role.runs_workers().then(|| engine_settings.into()),
         extra_rest_routes: axum::Router::new(),
         public_url: settings.public_url.clone(),

@@ -1,11 +1,14 @@
-//! One router on one port: REST (HTTP/1.1 and h2) and gRPC (h2c), gRPC health and reflection,
-//! request ids, tracing, and graceful shutdown.
+//! One router on one port: REST (HTTP/1.1 and h2) and gRPC (h2c), health (`/healthz`, `/readyz`,
+//! gRPC health) and reflection, request ids, request metrics, tracing, and graceful shutdown.
+
+use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::DefaultBodyLimit;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::Router;
 use http::{HeaderName, Request};
+use tonic_health::pb::health_server::{Health as GrpcHealth, HealthServer};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
@@ -13,6 +16,8 @@ use tower_http::trace::TraceLayer;
 use crate::app::MAX_REQUEST_BYTES;
 use crate::error::render::{grpc_panic_response, not_found_fallback, render_errors, rest_panic_response};
 use crate::grpc::Services;
+use crate::health::Health;
+use crate::metrics::requests::record_request;
 use crate::{auth, idempotency, rate_limit, rest};
 
 /// Re-exported for `src/grpc/workflows.rs`, which still imports it from here; the state lives in `app`.
@@ -21,8 +26,15 @@ use crate::app::AppState;
 const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The whole HTTP surface, with `extra_rest_routes` served like Herald's own REST routes (same
-/// authentication, error rendering and panic handling). Tests use it to provoke failures.
-pub fn router(state: AppState, extra_rest_routes: Router) -> Router {
+/// authentication, error rendering and panic handling). Tests use it to provoke failures. `health`
+/// answers `/healthz` and `/readyz`; `grpc_health` is the gRPC health service reporting the same.
+pub fn router(
+    state: AppState,
+    extra_rest_routes: Router,
+    health: Arc<Health>,
+    grpc_health: HealthServer<impl GrpcHealth>,
+) -> Router {
+    let metrics = state.engine.metrics.clone();
     let services = Services::new(state.clone());
     // Providers' delivery-status posts carry no API key: their signature is checked by the handler.
     let webhooks = rest_handling(rest::webhook_routes(state.clone()));
@@ -47,16 +59,25 @@ pub fn router(state: AppState, extra_rest_routes: Router) -> Router {
             .route_layer(authenticate),
     );
 
-    public_grpc_routes()
+    public_grpc_routes(grpc_health)
+        .merge(health.routes())
         .merge(herald_grpc)
         .merge(rest)
         .merge(webhooks)
         .fallback(not_found_fallback)
+        .layer(from_fn_with_state(metrics, record_request))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID_HEADER))
         .layer(TraceLayer::new_for_http().make_span_with(|request: &Request<Body>| {
             let request_id =
                 request.headers().get(&REQUEST_ID_HEADER).and_then(|value| value.to_str().ok()).unwrap_or("");
-            tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), request_id)
+            // The authentication middleware fills in the environment once it knows it.
+            tracing::info_span!(
+                "request",
+                method = %request.method(),
+                path = %request.uri().path(),
+                request_id,
+                environment_id = tracing::field::Empty,
+            )
         }))
         .layer(SetRequestIdLayer::new(REQUEST_ID_HEADER, MakeRequestUuid))
 }
@@ -71,10 +92,7 @@ fn rest_handling(routes: Router) -> Router {
 }
 
 /// Health and reflection: open to everyone, so probes and `grpcurl list` need no key.
-fn public_grpc_routes() -> Router {
-    let (health_reporter, health_service) = tonic_health::server::health_reporter();
-    // Serving is the only state: the process answers only once the database is migrated.
-    drop(health_reporter);
+fn public_grpc_routes(grpc_health: HealthServer<impl GrpcHealth>) -> Router {
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -85,7 +103,7 @@ fn public_grpc_routes() -> Router {
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()
         .expect("the embedded descriptor set is valid");
-    tonic::service::Routes::new(health_service)
+    tonic::service::Routes::new(grpc_health)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .into_axum_router()

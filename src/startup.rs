@@ -2,6 +2,7 @@
 //! worker loops, the router and the server, each optional as the process's role decides.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use tokio::net::TcpListener;
@@ -15,9 +16,14 @@ use crate::db::DbPool;
 use crate::engine::delivery_status::SnsCertificates;
 use crate::engine::worker::{run_workers, WorkerSettings, WorkerShared};
 use crate::engine::{Clock, EngineContext};
+use crate::health::{Health, WorkersAlive};
+use crate::metrics;
 use crate::providers::ProviderSettings;
 use crate::rate_limit::{processes, RateLimits};
 use crate::server;
+
+/// How long a stopping server waits for its open requests before closing them.
+const REQUEST_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// What a process runs.
 pub struct StartOptions {
@@ -27,6 +33,9 @@ pub struct StartOptions {
     pub clock: Clock,
     /// Serves REST and gRPC on this listener; `None` for a worker-only process.
     pub listener: Option<TcpListener>,
+    /// Serves `/metrics`, `/healthz` and `/readyz` on this listener (`HERALD_METRICS_ADDR`), whatever
+    /// the role: the operator's port, kept apart from the API's.
+    pub metrics_listener: Option<TcpListener>,
     /// Runs worker loops with these settings; `None` for an API-only process.
     pub workers: Option<WorkerSettings>,
     /// Served like Herald's own REST routes (same authentication, error rendering and panic
@@ -44,8 +53,11 @@ pub struct StartOptions {
 
 /// A started process; [`shutdown`](Self::shutdown) stops it in order.
 pub struct Running {
+    /// What `/readyz` and the gRPC health service report; drained first on shutdown.
+    pub health: Arc<Health>,
     server: Option<JoinHandle<std::io::Result<()>>>,
     workers: Option<JoinHandle<()>>,
+    operations: Option<JoinHandle<std::io::Result<()>>>,
     stop_server: watch::Sender<bool>,
     stop_workers: watch::Sender<bool>,
 }
@@ -57,6 +69,7 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
         cipher,
         clock,
         listener,
+        metrics_listener,
         workers,
         extra_rest_routes,
         public_url,
@@ -65,7 +78,11 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
     } = options;
     let engine = EngineContext::start(&pool, clock).await?;
     let (stop_workers, stop) = watch::channel(false);
-    let workers = workers.map(|mut settings| {
+    let (stop_server, mut stopped) = watch::channel(false);
+    let workers_alive = workers.as_ref().map(|_| WorkersAlive::default());
+    let (health_reporter, grpc_health) = tonic_health::server::health_reporter();
+    let health = Arc::new(Health::new(pool.clone(), health_reporter, workers_alive.clone()));
+    let workers = workers.zip(workers_alive).map(|(mut settings, alive)| {
         // One setting for both ends of a status webhook: the URL providers are told, and checked against.
         settings.public_url = public_url.clone();
         // One set of provider settings (and one outbound policy) for the process: the workers' clients and
@@ -73,9 +90,26 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
         settings.providers = provider_settings.clone();
         let shared = WorkerShared::new(pool.clone(), cipher.clone(), engine.clone(), settings);
         tracing::info!(owner = %shared.owner, "workers started");
-        tokio::spawn(run_workers(Arc::new(shared), stop))
+        let running = alive.running();
+        tokio::spawn(async move {
+            let _running = running;
+            run_workers(Arc::new(shared), stop).await;
+        })
     });
-    let (stop_server, mut stopped) = watch::channel(false);
+    // The operations port stays up until the workers stop, so that `/readyz` shows the drain.
+    let operations = match metrics_listener {
+        Some(listener) => {
+            tracing::info!(addr = %listener.local_addr()?, "Herald is serving /metrics, /healthz and /readyz");
+            let router = metrics::scrape::routes(engine.metrics.clone(), pool.clone()).merge(health.clone().routes());
+            let mut workers_stopped = stop_workers.subscribe();
+            let shutdown = async move {
+                let _ = workers_stopped.wait_for(|stop| *stop).await;
+            };
+            Some(tokio::spawn(async move { axum::serve(listener, router).with_graceful_shutdown(shutdown).await }))
+        }
+        None => None,
+    };
+
     let server = match listener {
         Some(listener) => {
             tracing::info!(addr = %listener.local_addr()?, "Herald is serving REST and gRPC");
@@ -91,7 +125,8 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
                 api_keys: Default::default(),
                 rate_limits,
             };
-            let router = server::router(state, extra_rest_routes);
+            let router = server::router(state, extra_rest_routes, health.clone(), grpc_health);
+            tokio::spawn(health.clone().refresh_periodically(stopped.clone()));
             let shutdown = async move {
                 let _ = stopped.wait_for(|stop| *stop).await;
             };
@@ -99,7 +134,7 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
         }
         None => None,
     };
-    Ok(Running { server, workers, stop_server, stop_workers })
+    Ok(Running { health, server, workers, operations, stop_server, stop_workers })
 }
 
 impl Running {
@@ -109,16 +144,29 @@ impl Running {
         let _ = self.stop_workers.send(true);
     }
 
-    /// Stops accepting connections and lets in-flight requests finish, then lets the workers finish
-    /// their batches.
+    /// The drain: reports not ready (gRPC health NOT_SERVING, `/readyz` 503), stops accepting
+    /// connections and lets in-flight requests finish, then lets the workers finish their batches.
+    /// A worker runs every job it claims at once, and a batch always ends by committing its outcomes
+    /// or releasing its jobs, so no job is left to wait out its lease.
     pub async fn shutdown(self) -> anyhow::Result<()> {
+        self.health.start_draining().await;
         let _ = self.stop_server.send(true);
-        if let Some(server) = self.server {
-            server.await??;
+        if let Some(mut server) = self.server {
+            tokio::select! {
+                served = &mut server => served??,
+                _ = tokio::time::sleep(REQUEST_DRAIN_TIMEOUT) => {
+                    // A request that never ends (a gRPC health watch, a stream) must not hold the stop.
+                    tracing::warn!("requests still open after the drain timeout; closing them");
+                    server.abort();
+                }
+            }
         }
         let _ = self.stop_workers.send(true);
         if let Some(workers) = self.workers {
             workers.await?;
+        }
+        if let Some(operations) = self.operations {
+            operations.await??;
         }
         Ok(())
     }

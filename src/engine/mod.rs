@@ -18,8 +18,11 @@ pub mod worker;
 
 pub use clock::Clock;
 
+use std::sync::Arc;
+
 use crate::domain::workflows::WorkflowCache;
 use crate::error;
+use crate::metrics::Metrics;
 
 /// What the API and the workers share about the engine.
 #[derive(Debug, Clone)]
@@ -32,6 +35,8 @@ pub struct EngineContext {
     pub workflows: WorkflowCache,
     /// The group-commit queue of triggers.
     pub ingest: trigger::ingest::Ingest,
+    /// The process's Prometheus metrics.
+    pub metrics: Arc<Metrics>,
 }
 
 impl EngineContext {
@@ -39,7 +44,8 @@ impl EngineContext {
     pub async fn start(pool: &crate::db::DbPool, clock: Clock) -> error::AppResult<Self> {
         let wake_channel = wake::wake_channel(&mut *pool.get().await?).await?;
         let wakeup = wake::Wakeup::start(pool.clone(), wake_channel.clone());
-        let ingest = trigger::ingest::Ingest::start(pool.clone(), wakeup.clone());
-        Ok(Self { clock, wake_channel, wakeup, workflows: WorkflowCache::default(), ingest })
+        let metrics = Arc::new(Metrics::default());
+        let ingest = trigger::ingest::Ingest::start(pool.clone(), wakeup.clone(), metrics.clone());
+        Ok(Self { clock, wake_channel, wakeup, workflows: WorkflowCache::default(), ingest, metrics })
     }
 }

@@ -25,6 +25,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use http_body_util::{BodyExt, Full};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use tracing::Instrument;
 
 use crate::app::{AppState, MAX_REQUEST_BYTES};
 use crate::domain::tenancy::Tenant;
@@ -109,11 +110,15 @@ async fn run_once(
     let request = Request::from_parts(parts, Body::from(body));
     let method = request.method().clone();
     let path = request.uri().path().to_string();
-    let running = tokio::spawn(async move {
-        let response = next.run(request).await;
-        let response = if grpc { response } else { render_error(response, &method, &path) };
-        record(&state, tenant, &key, grpc, response).await
-    });
+    // In the request's span, so its log lines keep the request id and environment.
+    let running = tokio::spawn(
+        async move {
+            let response = next.run(request).await;
+            let response = if grpc { response } else { render_error(response, &method, &path) };
+            record(&state, tenant, &key, grpc, response).await
+        }
+        .in_current_span(),
+    );
     match running.await {
         Ok(response) => Ok(response),
         // A panic: the key stays claimed (the request may have written); the panic layer answers 500.

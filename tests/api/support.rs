@@ -38,6 +38,8 @@ pub fn local_providers() -> Providers {
 /// A running server with a fresh schema, an environment and an API key.
 pub struct TestServer {
     pub addr: SocketAddr,
+    /// `HERALD_METRICS_ADDR`'s port: `/metrics`, `/healthz`, `/readyz`.
+    pub metrics_addr: SocketAddr,
     pub api_key: String,
     pub environment_id: Uuid,
     pub organization_id: Uuid,
@@ -46,7 +48,8 @@ pub struct TestServer {
     pub clock: Clock,
     /// The test's schema: also the application name of every connection the server opens.
     pub schema: String,
-    running: Running,
+    /// `None` once [`shutdown`](Self::shutdown) has run.
+    running: Option<Running>,
 }
 
 impl TestServer {
@@ -138,6 +141,8 @@ impl TestServer {
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
+        let metrics_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let metrics_addr = metrics_listener.local_addr().expect("addr");
         let clock = Clock::system();
         let settings = WorkerSettings {
             concurrency: worker_loops.unwrap_or(1),
@@ -154,6 +159,7 @@ impl TestServer {
             cipher: herald::crypto::CredentialCipher::random(),
             clock: clock.clone(),
             listener: Some(listener),
+            metrics_listener: Some(metrics_listener),
             workers: worker_loops.map(|_| settings),
             extra_rest_routes,
             public_url: public.then(|| format!("http://{addr}").parse().expect("a URL")),
@@ -164,13 +170,14 @@ impl TestServer {
         .expect("Herald starts");
         Self {
             addr,
+            metrics_addr,
             api_key: key.key,
             environment_id: environment.id,
             organization_id: environment.organization_id,
             pool,
             clock,
             schema,
-            running,
+            running: Some(running),
         }
     }
 
@@ -233,9 +240,24 @@ impl TestServer {
     }
 }
 
+impl TestServer {
+    /// What the server's `/readyz` and gRPC health service report.
+    pub fn health(&self) -> std::sync::Arc<herald::health::Health> {
+        self.running.as_ref().expect("the server runs").health.clone()
+    }
+
+    /// The graceful stop `herald serve` makes on SIGTERM; returns when it has finished.
+    pub async fn shutdown(&mut self) {
+        let running = self.running.take().expect("the server runs");
+        running.shutdown().await.expect("a clean stop");
+    }
+}
+
 impl Drop for TestServer {
     fn drop(&mut self) {
-        self.running.stop();
+        if let Some(running) = &self.running {
+            running.stop();
+        }
     }
 }
 

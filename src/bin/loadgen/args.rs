@@ -26,6 +26,9 @@ pub enum RequestKind {
     /// `GET /v1/environments/me` without a key: a 401 Herald answers without the database, the
     /// baseline other rates are divided by (the machine is noisy; ratios are not).
     Unauthenticated,
+    /// Any authenticated REST call (`--call "METHOD /path"`, optional `--body`), answered 2xx: the
+    /// other parts of a mixed load (reads, marks, set-primary) run beside a trigger run.
+    Call,
 }
 
 /// Measures Herald's trigger path: trigger latency and throughput, then (optionally) how long the
@@ -98,6 +101,16 @@ pub struct Args {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub grpc_connections: u32,
 
+    /// `--request call`: the method and path, e.g. `"POST /v1/integrations/<id>/set-primary"`.
+    /// `{subscriber}` in the path or body stands for request n's subscriber (`loadgen-<n mod
+    /// --subscribers>`).
+    #[arg(long, value_parser = parse_call)]
+    pub call: Option<Call>,
+
+    /// `--request call`: the JSON body.
+    #[arg(long)]
+    pub body: Option<String>,
+
     /// Print the report as JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -120,6 +133,12 @@ impl Args {
         if self.request != RequestKind::Trigger && self.protocol != Protocol::Rest {
             return Err("--request read and --request unauthenticated are REST requests: use --protocol rest".into());
         }
+        if (self.request == RequestKind::Call) != self.call.is_some() {
+            return Err("--call goes with --request call, and --request call needs --call".into());
+        }
+        if let Some(body) = &self.body {
+            serde_json::from_str::<serde_json::Value>(body).map_err(|error| format!("--body is not JSON: {error}"))?;
+        }
         if u64::from(self.recipients_per_trigger) > self.subscribers {
             return Err(format!(
                 "--recipients-per-trigger ({}) exceeds --subscribers ({}): recipients of a trigger must be distinct",
@@ -135,6 +154,22 @@ impl Args {
             Some(key) => non_empty_key(key, "--api-key"),
             None => read_key_file(&self.api_key_file),
         }
+    }
+}
+
+/// A REST call of `--request call`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Call {
+    pub method: String,
+    pub path: String,
+}
+
+fn parse_call(value: &str) -> Result<Call, String> {
+    match value.split_once(' ') {
+        Some((method, path)) if path.starts_with('/') && reqwest::Method::from_bytes(method.as_bytes()).is_ok() => {
+            Ok(Call { method: method.to_owned(), path: path.to_owned() })
+        }
+        _ => Err(format!("expected \"METHOD /path\", got {value:?}")),
     }
 }
 
@@ -229,6 +264,20 @@ mod tests {
         assert!(!read.wait());
         let grpc = parse(&["--request", "unauthenticated", "--protocol", "grpc"]).unwrap();
         assert!(grpc.validate().unwrap_err().contains("--protocol rest"));
+    }
+
+    #[test]
+    fn a_call_names_its_method_and_path() {
+        let call = parse(&["--request", "call", "--call", "POST /v1/x/set-primary", "--body", "{}"]).unwrap();
+        assert_eq!(call.call, Some(Call { method: "POST".into(), path: "/v1/x/set-primary".into() }));
+        assert!(call.validate().is_ok());
+        assert!(!call.wait());
+        assert!(parse(&["--call", "POST"]).is_err());
+        assert!(parse(&["--call", "POST v1/x"]).is_err());
+        assert!(parse(&["--request", "call"]).unwrap().validate().unwrap_err().contains("--call"));
+        assert!(parse(&["--call", "GET /v1/x"]).unwrap().validate().unwrap_err().contains("--request call"));
+        let bad_body = parse(&["--request", "call", "--call", "GET /v1/x", "--body", "{"]).unwrap();
+        assert!(bad_body.validate().unwrap_err().contains("not JSON"));
     }
 
     #[test]

@@ -12,6 +12,8 @@ use serde::Deserialize;
 use tonic::metadata::{Ascii, MetadataValue};
 use tonic::transport::{Channel, Endpoint};
 
+use crate::args::Call;
+
 /// One trigger to send.
 #[derive(Debug, Clone)]
 pub struct TriggerSpec {
@@ -39,9 +41,18 @@ pub enum TriggerClient {
         authorization: MetadataValue<Ascii>,
         keyed: bool,
     },
-    /// `GET /v1/environments/me` with the key (answered 200) or without it (answered 401); the spec is
-    /// ignored.
-    Read { http: reqwest::Client, endpoint: String, authorization: Option<String> },
+    /// A REST call whose answer is checked for its status only: `GET /v1/environments/me` with the key
+    /// (200) or without it (401), or any `--call` (2xx). `{subscriber}` in the URL or body stands for
+    /// the spec's first recipient.
+    Call {
+        http: reqwest::Client,
+        method: reqwest::Method,
+        url: String,
+        body: Option<String>,
+        authorization: Option<String>,
+        /// The one status expected, or `None` for any 2xx.
+        expected: Option<u16>,
+    },
 }
 
 /// The answer body of `POST /v1/events/trigger` (the fields the load generator reads).
@@ -70,11 +81,34 @@ impl TriggerClient {
         })
     }
 
-    /// A client of `GET /v1/environments/me`, authenticated with `api_key` when given.
+    /// A client of `GET /v1/environments/me`, authenticated with `api_key` (expects 200) or not
+    /// (expects 401).
     pub fn read(base_url: &str, api_key: Option<&str>, concurrency: usize, timeout: Duration) -> anyhow::Result<Self> {
-        let endpoint = format!("{}/v1/environments/me", base_url.trim_end_matches('/'));
-        let authorization = api_key.map(|key| format!("ApiKey {key}"));
-        Ok(Self::Read { http: http_client(concurrency, timeout)?, endpoint, authorization })
+        let call = Call { method: "GET".into(), path: "/v1/environments/me".into() };
+        let mut client = Self::call(base_url, &call, None, api_key, concurrency, timeout)?;
+        if let Self::Call { expected, .. } = &mut client {
+            *expected = Some(if api_key.is_some() { 200 } else { 401 });
+        }
+        Ok(client)
+    }
+
+    /// A client of `call` with `body`, answered 2xx.
+    pub fn call(
+        base_url: &str,
+        call: &Call,
+        body: Option<&str>,
+        api_key: Option<&str>,
+        concurrency: usize,
+        timeout: Duration,
+    ) -> anyhow::Result<Self> {
+        Ok(Self::Call {
+            http: http_client(concurrency, timeout)?,
+            method: reqwest::Method::from_bytes(call.method.as_bytes())?,
+            url: format!("{}{}", base_url.trim_end_matches('/'), call.path),
+            body: body.map(str::to_owned),
+            authorization: api_key.map(|key| format!("ApiKey {key}")),
+            expected: None,
+        })
     }
 
     /// A gRPC client over `connections` HTTP/2 connections, connected now so that an unreachable
@@ -129,17 +163,23 @@ impl TriggerClient {
                 let status = TriggerEventStatus::try_from(answer.status).map_or("unknown status", |s| s.as_str_name());
                 acknowledged(answer.acknowledged, status)
             }
-            Self::Read { http, endpoint, authorization } => {
-                let mut request = http.get(endpoint);
+            Self::Call { http, method, url, body, authorization, expected } => {
+                let subscriber = spec.recipients.first().map_or("", String::as_str);
+                let mut request = http.request(method.clone(), url.replace("{subscriber}", subscriber));
                 if let Some(authorization) = authorization {
                     request = request.header(reqwest::header::AUTHORIZATION, authorization);
+                }
+                if let Some(body) = body {
+                    request = request
+                        .header(reqwest::header::CONTENT_TYPE, "application/json")
+                        .body(body.replace("{subscriber}", subscriber));
                 }
                 let response = request.send().await.map_err(|error| reqwest_failure(&error))?;
                 let status = response.status().as_u16();
                 // Read the body, so that the connection is reused.
                 response.bytes().await.map_err(|error| reqwest_failure(&error))?;
-                let expected = if authorization.is_some() { 200 } else { 401 };
-                if status == expected {
+                let as_expected = expected.map_or((200..300).contains(&status), |expected| status == expected);
+                if as_expected {
                     Ok(())
                 } else {
                     Err(format!("HTTP {status}"))

@@ -49,6 +49,10 @@ async fn run(args: Args) -> anyhow::Result<Report> {
     let client = match (args.request, args.protocol) {
         (RequestKind::Read, _) => TriggerClient::read(&args.url, Some(&api_key), concurrency, timeout)?,
         (RequestKind::Unauthenticated, _) => TriggerClient::read(&args.url, None, concurrency, timeout)?,
+        (RequestKind::Call, _) => {
+            let call = args.call.as_ref().expect("validated: --request call has --call");
+            TriggerClient::call(&args.url, call, args.body.as_deref(), Some(&api_key), concurrency, timeout)?
+        }
         (RequestKind::Trigger, Protocol::Rest) => {
             TriggerClient::rest(&args.url, &api_key, concurrency, timeout, args.idempotency_keys)?
         }
@@ -71,6 +75,7 @@ async fn run(args: Args) -> anyhow::Result<Report> {
         url: args.url.clone(),
         protocol: args.protocol,
         request: args.request,
+        call: args.call.clone(),
         mode: if args.rate.is_some() { "open loop" } else { "closed loop" },
         workflow: args.workflow.clone(),
         triggers: args.triggers,

@@ -17,6 +17,7 @@ pub struct Setup {
     pub url: String,
     pub protocol: crate::args::Protocol,
     pub request: crate::args::RequestKind,
+    pub call: Option<crate::args::Call>,
     pub mode: &'static str,
     pub workflow: String,
     pub triggers: u64,
@@ -33,6 +34,12 @@ pub struct Triggers {
     pub accepted: u64,
     pub failed: u64,
     pub failures: BTreeMap<String, u64>,
+    /// When the first request was sent.
+    pub started_at: DateTime<Utc>,
+    /// The failures by the whole second after `started_at` at which each was answered (seconds
+    /// without a failure are left out): tells failures a fault caused, which are answered at or
+    /// soon after it however long they waited before, from the rest.
+    pub failures_by_second: BTreeMap<u64, BTreeMap<String, u64>>,
     pub duration_s: f64,
     pub accepted_per_s: Option<f64>,
     /// Latency of the accepted triggers (failures are counted, not timed).
@@ -68,11 +75,17 @@ pub struct Report {
 /// Figures of the sending phase.
 pub fn triggers(phase: &SendPhase) -> Triggers {
     let mut failures = BTreeMap::new();
+    let mut failures_by_second: BTreeMap<u64, BTreeMap<String, u64>> = BTreeMap::new();
     let mut latencies = Vec::with_capacity(phase.sent.len());
     for sent in &phase.sent {
         match &sent.outcome {
             Ok(()) => latencies.push(i64::try_from(sent.latency.as_micros()).unwrap_or(i64::MAX)),
-            Err(kind) => *failures.entry(kind.clone()).or_default() += 1,
+            Err(kind) => {
+                *failures.entry(kind.clone()).or_default() += 1;
+                let answered_at = sent.sent_at + chrono::Duration::from_std(sent.latency).unwrap_or_default();
+                let second = (answered_at - phase.started_at).num_seconds().max(0) as u64;
+                *failures_by_second.entry(second).or_default().entry(kind.clone()).or_default() += 1;
+            }
         }
     }
     let failed: u64 = failures.values().sum();
@@ -82,6 +95,8 @@ pub fn triggers(phase: &SendPhase) -> Triggers {
         accepted,
         failed,
         failures,
+        started_at: phase.started_at,
+        failures_by_second,
         duration_s: phase.elapsed.as_secs_f64(),
         accepted_per_s: per_second(accepted, i64::try_from(phase.elapsed.as_micros()).unwrap_or(i64::MAX)),
         latency: summarize(&mut latencies),
@@ -148,6 +163,9 @@ impl Report {
             crate::args::RequestKind::Trigger => format!("workflow {}", s.workflow),
             crate::args::RequestKind::Read => "requests: authenticated GET /v1/environments/me".into(),
             crate::args::RequestKind::Unauthenticated => "requests: GET /v1/environments/me without a key (401)".into(),
+            crate::args::RequestKind::Call => {
+                s.call.as_ref().map_or_else(String::new, |call| format!("requests: {} {}", call.method, call.path))
+            }
         };
         let _ = writeln!(out, "Herald load test  run {}  {protocol} {}  {request}", s.run_id, s.url);
         let _ = writeln!(
@@ -244,8 +262,35 @@ mod tests {
         assert_eq!((figures.sent, figures.accepted, figures.failed), (4, 3, 1));
         assert_eq!(figures.failures["HTTP 500"], 1);
         assert_eq!(figures.accepted_per_s, Some(2.0));
+        assert_eq!(figures.failures_by_second, BTreeMap::from([(0, BTreeMap::from([("HTTP 500".into(), 1)]))]));
         let latency = figures.latency.unwrap();
         assert_eq!((latency.count, latency.p50_ms, latency.max_ms), (3, 20.0, 40.0));
+    }
+
+    #[test]
+    fn failures_are_placed_in_the_second_they_were_answered() {
+        let phase = SendPhase {
+            sent: vec![
+                sent("t0", 900, 10, Err("HTTP 503")),
+                sent("t1", 995, 10, Err("HTTP 503")),
+                sent("t2", 1_500, 10, Err("timeout")),
+                sent("t3", 2_000, 10, Ok(())),
+                sent("t4", 120_000, 5_000, Err("HTTP 503")),
+            ],
+            started_at: at(0),
+            elapsed: Duration::from_secs(126),
+            max_dispatch_lag: None,
+        };
+        let by_second = triggers(&phase).failures_by_second;
+        let kinds = |pairs: &[(&str, u64)]| pairs.iter().map(|(k, n)| (k.to_string(), *n)).collect::<BTreeMap<_, _>>();
+        assert_eq!(
+            by_second,
+            BTreeMap::from([
+                (0, kinds(&[("HTTP 503", 1)])),
+                (1, kinds(&[("HTTP 503", 1), ("timeout", 1)])),
+                (125, kinds(&[("HTTP 503", 1)])),
+            ])
+        );
     }
 
     #[test]
@@ -293,6 +338,7 @@ mod tests {
             url: "http://127.0.0.1:3000".into(),
             protocol: crate::args::Protocol::Rest,
             request: crate::args::RequestKind::Trigger,
+            call: None,
             mode: "closed loop",
             workflow: "welcome".into(),
             triggers: 3,

@@ -8,7 +8,7 @@ use chrono::TimeDelta;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::delivery::{self, Prepared};
 use super::device_answers;
@@ -155,12 +155,32 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel)
         Ok(provider) => provider,
         Err(unsupported) => return with_provider(record_answer(input, job, attempt, Err(unsupported))),
     };
+    let metrics = &shared.engine.metrics;
+    let started = Instant::now();
     let outcome = if channel == Channel::Push {
-        device_answers::record(input, job, attempt, provider.send_each(&delivery).await)
+        let answers = provider.send_each(&delivery).await;
+        for device in &answers {
+            metrics.delivery_attempt(&provider_id, answer_label(&device.answer), started.elapsed());
+        }
+        device_answers::record(input, job, attempt, answers)
     } else {
-        record_answer(input, job, attempt, provider.send(&delivery).await)
+        let answer = provider.send(&delivery).await;
+        metrics.delivery_attempt(&provider_id, answer_label(&answer), started.elapsed());
+        record_answer(input, job, attempt, answer)
     };
     with_provider(outcome)
+}
+
+/// A provider's answer as the delivery metrics label it.
+fn answer_label(answer: &Result<Accepted, ProviderError>) -> &'static str {
+    match answer {
+        Ok(_) => "sent",
+        Err(ProviderError::Transient { .. }) => "transient",
+        Err(ProviderError::Permanent { .. }) => "permanent",
+        Err(ProviderError::Misconfigured { .. }) => "misconfigured",
+        Err(ProviderError::DeadDestination { .. }) => "dead_destination",
+        Err(ProviderError::Unsupported { .. }) => "unsupported",
+    }
 }
 
 /// The subscriber's channel entry a destination came from: where a dead one is removed.

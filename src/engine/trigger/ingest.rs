@@ -15,6 +15,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use diesel_async::{AsyncConnection, AsyncPgConnection};
@@ -30,6 +31,7 @@ use crate::domain::subscribers::upsert_credentials;
 use crate::domain::tenancy::Tenant;
 use crate::engine::wake::Wakeup;
 use crate::error::{AppError, AppResult};
+use crate::metrics::Metrics;
 
 /// Batches stored at the same time, each on its own pooled connection: while one waits for its
 /// commit's disk flush, another runs its statements.
@@ -54,9 +56,9 @@ pub struct Ingest {
 
 impl Ingest {
     /// Starts the dispatcher on `pool`; it stops when the last handle is dropped.
-    pub fn start(pool: DbPool, wakeup: Wakeup) -> Self {
+    pub fn start(pool: DbPool, wakeup: Wakeup, metrics: Arc<Metrics>) -> Self {
         let (queue, queued) = mpsc::channel(QUEUE_CAPACITY);
-        let flushing = Flushing { pool, wakeup, last_triggered: Default::default() };
+        let flushing = Flushing { pool, wakeup, metrics, last_triggered: Default::default() };
         tokio::spawn(dispatch(queued, flushing));
         Self { queue }
     }
@@ -81,6 +83,7 @@ impl Ingest {
 struct Flushing {
     pool: DbPool,
     wakeup: Wakeup,
+    metrics: Arc<Metrics>,
     /// When this process last wrote each workflow's `lastTriggeredAt`.
     last_triggered: Arc<Mutex<HashMap<Uuid, DateTime<Utc>>>>,
 }
@@ -114,7 +117,9 @@ async fn dispatch(mut queued: mpsc::Receiver<Pending>, flushing: Flushing) {
 
 /// Stores one batch and answers its callers.
 async fn flush(flushing: Flushing, batch: Vec<Pending>, _flusher: OwnedSemaphorePermit) {
+    let started = Instant::now();
     let stored = store_in_one_transaction(&flushing.pool, &batch).await;
+    flushing.metrics.ingest_flush(batch.len(), started.elapsed());
     match stored {
         // Not after a lost connection: at COMMIT the batch may be stored, and its triggers would be
         // answered as their own duplicates.

@@ -53,6 +53,21 @@ pub struct TriggerOutcome {
     pub transaction_id: String,
 }
 
+impl TriggerStatus {
+    /// The status as the API spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TriggerStatus::Error => "error",
+            TriggerStatus::TriggerNotActive => "trigger_not_active",
+            TriggerStatus::NoWorkflowActiveStepsDefined => "no_workflow_active_steps_defined",
+            TriggerStatus::NoWorkflowStepsDefined => "no_workflow_steps_defined",
+            TriggerStatus::Processed => "processed",
+            TriggerStatus::NoTenantFound => "no_tenant_found",
+            TriggerStatus::InvalidRecipients => "invalid_recipients",
+        }
+    }
+}
+
 impl TriggerOutcome {
     pub fn acknowledged(&self) -> bool {
         self.status == TriggerStatus::Processed
@@ -99,10 +114,17 @@ pub async fn trigger_event(
     tenant: Tenant,
     request: TriggerRequest,
 ) -> AppResult<TriggerOutcome> {
-    match check(pool, engine, tenant, request).await? {
-        Checked::Ready(trigger) => engine.ingest.store(*trigger).await,
-        Checked::Refused(outcome) => Ok(outcome),
-    }
+    let outcome = match check(pool, engine, tenant, request).await {
+        Ok(Checked::Ready(trigger)) => engine.ingest.store(*trigger).await,
+        Ok(Checked::Refused(outcome)) => Ok(outcome),
+        Err(error) => Err(error),
+    };
+    engine.metrics.trigger(match &outcome {
+        Ok(outcome) => outcome.status.as_str(),
+        Err(error) if error.http_status().is_client_error() => "rejected",
+        Err(_) => "failed",
+    });
+    outcome
 }
 
 /// The checks that need no database (the workflow comes from the cache).

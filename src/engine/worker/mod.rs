@@ -14,6 +14,7 @@ use diesel_async::RunQueryDsl;
 use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
 use tokio::sync::{watch, Notify};
+use tracing::Instrument;
 
 use super::retention;
 pub use super::runtime::{WorkerSettings, WorkerShared};
@@ -104,6 +105,9 @@ async fn run_batch(shared: &WorkerShared) -> Result<usize, BatchFailure> {
     if claimed.is_empty() {
         return Ok(0);
     }
+    for claimed in &claimed {
+        shared.engine.metrics.job(claimed.job.kind.as_str(), "claimed");
+    }
     let ids: Vec<Uuid> = claimed.iter().map(|claimed| claimed.job.id).collect();
     run_claimed(shared, &claimed, now).await.map_err(|error| BatchFailure { error, claimed: ids })?;
     Ok(claimed.len())
@@ -122,16 +126,30 @@ async fn run_claimed(shared: &WorkerShared, claimed: &[claim::Claimed], now: Dat
     // concurrently (a for loop, not a closure: spawned futures cannot hold a closure over borrowed jobs).
     let mut running = FuturesUnordered::new();
     for claimed in claimed {
-        let input = StepInput { job: &claimed.job, batch: &batch, now };
-        running.push(run_job(shared, input, claimed.previous_status));
+        let job = &claimed.job;
+        let input = StepInput { job, batch: &batch, now };
+        // Every line a step logs names its job, environment and transactionId.
+        let span = tracing::info_span!(
+            "job",
+            job_id = %job.id,
+            step_type = job.kind.as_str(),
+            environment_id = %job.environment_id,
+            transaction_id = %job.transaction_id,
+        );
+        running.push(run_job(shared, input, claimed.previous_status).instrument(span));
     }
     while let Some(first) = running.next().await {
         let mut finished = vec![first];
         while let Some(Some(outcome)) = running.next().now_or_never() {
             finished.push(outcome);
         }
+        let ended: Vec<_> =
+            finished.iter().map(|outcome| (outcome.job.kind.as_str(), outcome.status.as_str())).collect();
         let mut conn = shared.pool.get().await?;
         commit::commit_outcomes(&mut conn, shared, finished, shared.engine.clock.now()).await?;
+        for (step_type, status) in ended {
+            shared.engine.metrics.job(step_type, status);
+        }
     }
     Ok(())
 }

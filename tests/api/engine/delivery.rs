@@ -291,13 +291,7 @@ async fn a_slow_provider_call_does_not_hold_back_the_rest_of_its_batch() {
     // One worker loop: both chat jobs of the trigger below are claimed in one batch.
     let server = TestServer::start_with_one_worker_loop().await;
     let receiver = chat_receiver_with_one_slow_path().await;
-    create_integration(
-        &server,
-        json!({"providerId": "chat-webhook", "channel": "chat", "identifier": "chat-hook", "active": true,
-               "credentials": {"secretKey": SECRET}}),
-    )
-    .await;
-    create_workflow(&server, "chat", json!([{"name": "Chat", "type": "chat", "controlValues": {"body": "Hi"}}])).await;
+    chat_webhook_workflow(&server).await;
     let to: Vec<Value> = ["slow", "fast"]
         .iter()
         .map(|who| {

@@ -58,6 +58,18 @@ pub async fn create_integration(server: &TestServer, body: Value) -> Value {
     created
 }
 
+/// A `chat-webhook` integration and the workflow `chat` of one chat step ("Hi"): the destination is
+/// each subscriber's `webhookUrl` credential.
+pub async fn chat_webhook_workflow(server: &TestServer) {
+    create_integration(
+        server,
+        json!({"providerId": "chat-webhook", "channel": "chat", "identifier": "chat-hook", "active": true,
+               "credentials": {"secretKey": SECRET}}),
+    )
+    .await;
+    create_workflow(server, "chat", json!([{"name": "Chat", "type": "chat", "controlValues": {"body": "Hi"}}])).await;
+}
+
 /// Triggers over REST; returns the status and body.
 pub async fn trigger(server: &TestServer, body: Value) -> (u16, Value) {
     server.send_json(Method::POST, "/v1/events/trigger", &body).await

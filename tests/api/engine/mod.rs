@@ -8,6 +8,7 @@ mod dead_destinations;
 mod delay;
 mod delivery;
 mod digest;
+mod drain;
 mod faults;
 pub mod fixtures;
 mod in_app;
