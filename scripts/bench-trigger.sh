@@ -3,8 +3,9 @@
 # rate of a request Herald refuses without the database (GET /v1/environments/me without a key: 401),
 # measured in the same run: the machine is noisy, ratios are not.
 #   1. the 401 baseline and an authenticated read (the cost of authentication);
-#   2. durable ingest: triggers of the seeded in-app `welcome` workflow over REST and gRPC, closed loop,
-#      and REST open loop at 2,000/s (latency from each trigger's scheduled time);
+#   2. durable ingest: triggers of the seeded in-app `welcome` workflow over REST and gRPC, closed loop
+#      (without and with a fresh Idempotency-Key per trigger), and REST open loop at 2,000/s (latency
+#      from each trigger's scheduled time);
 #   3. delivery: the in-app messages of the REST run, from its first trigger to its last message;
 #   4. a 1,000-recipient trigger, one at a time;
 #   5. Herald's resident memory after all of it.
@@ -42,6 +43,12 @@ rest_report=$("$target/release/loadgen" --url "$url" --json --protocol rest --co
 rest=$(jq -r '.triggers.accepted_per_s' <<<"$rest_report")
 delivery=$(jq -r '.delivery.messages_per_s // "n/a"' <<<"$rest_report")
 missing=$(jq -r '.delivery.missing_messages + .delivery.extra_messages' <<<"$rest_report")
+# The same closed-loop runs with a fresh Idempotency-Key on every trigger (as the official SDKs send).
+# They wait for their messages, so that each run starts with no delivery backlog, like the REST run.
+rest_keyed=$(figure .triggers.accepted_per_s --protocol rest --concurrency 128 --triggers "$triggers" \
+  --idempotency-keys --wait-timeout-secs 600)
+grpc_keyed=$(figure .triggers.accepted_per_s --protocol grpc --grpc-connections 8 --concurrency 128 \
+  --triggers "$triggers" --idempotency-keys --wait-timeout-secs 600)
 grpc=$(figure .triggers.accepted_per_s --protocol grpc --grpc-connections 8 --concurrency 128 \
   --triggers "$triggers" --no-wait)
 open_p99=$(figure .triggers.latency.p99_ms --protocol rest --rate 2000 --concurrency 512 \
@@ -58,6 +65,8 @@ row "Unauthenticated GET (401), req/s (baseline)" "$unauthenticated" "1.000"
 row "Authenticated GET /v1/environments/me, req/s" "$read" "$(ratio "$read" "$unauthenticated")"
 row "Triggers over REST, 128 connections, /s" "$rest" "$(ratio "$rest" "$unauthenticated")"
 row "Triggers over gRPC, 8 connections × 16 streams, /s" "$grpc" "$(ratio "$grpc" "$unauthenticated")"
+row "Triggers over REST with Idempotency-Key, /s" "$rest_keyed" "$(ratio "$rest_keyed" "$unauthenticated")"
+row "Triggers over gRPC with idempotency-key, /s" "$grpc_keyed" "$(ratio "$grpc_keyed" "$unauthenticated")"
 row "In-app messages delivered (REST run), /s" "$delivery" "$(ratio "$delivery" "$unauthenticated")"
 row "Messages missing or doubled (REST run)" "$missing" ""
 row "p99 trigger latency at 2,000/s open loop, ms" "$open_p99" ""

@@ -9,6 +9,7 @@ use crate::db::{DbConn, DbPool};
 use crate::engine::delivery_status::SnsCertificates;
 use crate::engine::EngineContext;
 use crate::error::AppError;
+use crate::rate_limit::RateLimits;
 
 /// Largest request body (REST) or message (gRPC) accepted: 512 KiB.
 pub const MAX_REQUEST_BYTES: usize = 512 * 1024;
@@ -27,6 +28,8 @@ pub struct AppState {
     pub sns_certificates: Arc<SnsCertificates>,
     /// API keys resolved to their environment (the authentication middleware's cache).
     pub api_keys: ApiKeyCache,
+    /// This process's token buckets.
+    pub rate_limits: RateLimits,
 }
 
 impl AppState {

@@ -61,6 +61,38 @@ pub struct GlobalSettings {
 
     #[command(flatten)]
     pub database: DatabaseSettings,
+
+    #[command(flatten)]
+    pub rate_limits: RateLimitSettings,
+}
+
+/// Requests per second each environment may make, per kind of request, across all API processes on
+/// the database (each takes its share); the burst is one second's worth. `0` turns a limit off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::Args)]
+pub struct RateLimitSettings {
+    /// Triggers a second (a bulk trigger counts its events, in a bucket of its own).
+    #[arg(long, env = "HERALD_RATE_LIMIT_TRIGGERS", default_value_t = 20_000, global = true)]
+    pub triggers: u32,
+
+    /// Other writes (POST, PUT, PATCH, DELETE) a second.
+    #[arg(long, env = "HERALD_RATE_LIMIT_WRITES", default_value_t = 5_000, global = true)]
+    pub writes: u32,
+
+    /// Reads (GET, and the gRPC Get/List/Search methods) a second.
+    #[arg(long, env = "HERALD_RATE_LIMIT_READS", default_value_t = 50_000, global = true)]
+    pub reads: u32,
+}
+
+impl RateLimitSettings {
+    /// Every limit off.
+    pub const OFF: Self = Self { triggers: 0, writes: 0, reads: 0 };
+}
+
+impl Default for RateLimitSettings {
+    /// The defaults of the command line: generous enough that the benchmarks never meet them.
+    fn default() -> Self {
+        Self { triggers: 20_000, writes: 5_000, reads: 50_000 }
+    }
 }
 
 /// Installs the global tracing subscriber; `RUST_LOG` filters (default `info`).

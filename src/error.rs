@@ -81,6 +81,9 @@ pub enum AppError {
     /// 400: a trigger payload that fails the workflow's `payloadSchema`; every error is listed.
     #[error("Payload validation failed")]
     PayloadValidation(Vec<PayloadError>),
+    /// 429: the environment's rate limit for this kind of request is reached; retry after the delay.
+    #[error("{message}")]
+    RateLimited { message: String, retry_after: std::time::Duration },
     /// 503: the database could not be reached.
     #[error("service unavailable")]
     Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -128,6 +131,7 @@ impl AppError {
             AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::Validation(_) | AppError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             AppError::PayloadValidation(_) => StatusCode::BAD_REQUEST,
+            AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Unavailable(_) | AppError::OutcomeUnknown(_) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -143,7 +147,7 @@ impl AppError {
             AppError::Unauthenticated(_) => Code::Unauthenticated,
             AppError::NotFound(_) => Code::NotFound,
             AppError::Conflict(_) => Code::AlreadyExists,
-            AppError::PayloadTooLarge(_) => Code::ResourceExhausted,
+            AppError::PayloadTooLarge(_) | AppError::RateLimited { .. } => Code::ResourceExhausted,
             AppError::Unavailable(_) | AppError::OutcomeUnknown(_) => Code::Unavailable,
             AppError::Internal { .. } => Code::Internal,
         }
@@ -183,6 +187,9 @@ impl From<AppError> for tonic::Status {
                     errors.iter().map(|error| FieldViolation::new(&error.field, &error.message)).collect();
                 tonic::Status::with_error_details(code, message, ErrorDetails::with_bad_request(violations))
             }
+            AppError::RateLimited { retry_after, .. } => {
+                tonic::Status::with_error_details(code, message, ErrorDetails::with_retry_info(Some(*retry_after)))
+            }
             _ => tonic::Status::new(code, message),
         };
         // In-process callers (the REST layer) read the full error back from the source.
@@ -221,6 +228,9 @@ impl AppError {
             AppError::Validation(fields) => AppError::Validation(fields.clone()),
             AppError::Unprocessable(m) => AppError::Unprocessable(m.clone()),
             AppError::PayloadValidation(errors) => AppError::PayloadValidation(errors.clone()),
+            AppError::RateLimited { message, retry_after } => {
+                AppError::RateLimited { message: message.clone(), retry_after: *retry_after }
+            }
             AppError::Unavailable(cause) => AppError::Unavailable(cause.to_string().into()),
             AppError::OutcomeUnknown(m) => AppError::OutcomeUnknown(m.clone()),
             AppError::Internal { error_id, cause } => {

@@ -107,6 +107,7 @@ async fn serve(settings: &GlobalSettings, engine_settings: &EngineSettings, data
         extra_rest_routes: axum::Router::new(),
         public_url: settings.public_url.clone(),
         provider_settings: engine_settings.provider_settings(database.local_cluster.is_some()),
+        rate_limits: settings.rate_limits,
     })
     .await?;
     server::shutdown_signal().await;
@@ -141,6 +142,8 @@ async fn admin(command: AdminCommand, engine: &EngineSettings, database: &Databa
                 "deleted {} notifications and {} transactionIds older than {cutoff} in {seconds:.2} s",
                 swept.notifications, swept.transactions
             );
+            let keys = retention::sweep_expired(&database.pool, chrono::Utc::now()).await?;
+            println!("deleted {keys} expired idempotency keys");
         }
     }
     Ok(())

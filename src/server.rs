@@ -18,7 +18,7 @@ use crate::error::render::{grpc_panic_response, not_found_fallback, render_error
 use crate::grpc::Services;
 use crate::health::Health;
 use crate::metrics::requests::record_request;
-use crate::{auth, rest};
+use crate::{auth, idempotency, rate_limit, rest};
 
 /// Re-exported for `src/grpc/workflows.rs`, which still imports it from here; the state lives in `app`.
 use crate::app::AppState;
@@ -38,9 +38,15 @@ pub fn router(
     let services = Services::new(state.clone());
     // Providers' delivery-status posts carry no API key: their signature is checked by the handler.
     let webhooks = rest_handling(rest::webhook_routes(state.clone()));
+    let idempotency = from_fn_with_state(state.clone(), idempotency::guard);
+    let rate_limit = from_fn_with_state(state.clone(), rate_limit::limit);
     let authenticate = from_fn_with_state(state, auth::authenticate);
 
+    // Inner to outer: the key's claim and answer wrap the method; the rate limit counts replays too
+    // and never lets a refused request claim a key; both need the tenant.
     let herald_grpc = crate::grpc::routes(&services)
+        .route_layer(idempotency.clone())
+        .route_layer(rate_limit.clone())
         .route_layer(authenticate.clone())
         .layer(CatchPanicLayer::custom(grpc_panic_response));
 
@@ -48,6 +54,8 @@ pub fn router(
         rest::router(services)
             .merge(extra_rest_routes)
             .route_layer(from_fn(rest::require_json_body))
+            .route_layer(idempotency)
+            .route_layer(rate_limit)
             .route_layer(authenticate),
     );
 

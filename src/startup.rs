@@ -10,6 +10,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::app::AppState;
+use crate::config::RateLimitSettings;
 use crate::crypto::CredentialCipher;
 use crate::db::DbPool;
 use crate::engine::delivery_status::SnsCertificates;
@@ -18,6 +19,7 @@ use crate::engine::{Clock, EngineContext};
 use crate::health::{Health, WorkersAlive};
 use crate::metrics;
 use crate::providers::ProviderSettings;
+use crate::rate_limit::{processes, RateLimits};
 use crate::server;
 
 /// How long a stopping server waits for its open requests before closing them.
@@ -45,6 +47,8 @@ pub struct StartOptions {
     /// replace [`WorkerSettings::providers`]) and the API process alike (SNS certificate hosts are checked
     /// by the same rule as the workers' adapters).
     pub provider_settings: ProviderSettings,
+    /// Requests per second per environment (`HERALD_RATE_LIMIT_*`).
+    pub rate_limits: RateLimitSettings,
 }
 
 /// A started process; [`shutdown`](Self::shutdown) stops it in order.
@@ -70,6 +74,7 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
         extra_rest_routes,
         public_url,
         provider_settings,
+        rate_limits,
     } = options;
     let engine = EngineContext::start(&pool, clock).await?;
     let (stop_workers, stop) = watch::channel(false);
@@ -109,7 +114,17 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
         Some(listener) => {
             tracing::info!(addr = %listener.local_addr()?, "Herald is serving REST and gRPC");
             let sns_certificates = Arc::new(SnsCertificates::new(provider_settings.clone()));
-            let state = AppState { pool, cipher, engine, public_url, sns_certificates, api_keys: Default::default() };
+            let rate_limits = RateLimits::new(rate_limits);
+            tokio::spawn(processes::heartbeat(pool.clone(), rate_limits.processes(), stop_server.subscribe()));
+            let state = AppState {
+                pool,
+                cipher,
+                engine,
+                public_url,
+                sns_certificates,
+                api_keys: Default::default(),
+                rate_limits,
+            };
             let router = server::router(state, extra_rest_routes, health.clone(), grpc_health);
             tokio::spawn(health.clone().refresh_periodically(stopped.clone()));
             let shutdown = async move {

@@ -312,7 +312,9 @@ diesel::table! {
         key -> Text,
         request_hash -> Bytea,
         response_status -> Nullable<Int4>,
-        response_body -> Nullable<Jsonb>,
+        response_body -> Nullable<Bytea>,
+        response_headers -> Nullable<Jsonb>,
+        response_trailers -> Nullable<Jsonb>,
         created_at -> Timestamptz,
         expires_at -> Timestamptz,
     }

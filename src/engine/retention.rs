@@ -5,6 +5,9 @@
 //! notification with a job still waiting (a delay or digest longer than the period) is kept until that
 //! job finishes.
 //!
+//! Expired idempotency keys (past their 24 hours) and the heartbeat rows of API processes that
+//! stopped are swept at the same time ([`sweep_expired`]).
+//!
 //! The worker processes sweep every [`SWEEP_INTERVAL`], in chunks of [`CHUNK`] notifications, each its
 //! own short statement, so a sweep never holds many locks or one long transaction. Several processes may
 //! sweep at once: rows another sweeper holds are skipped. Old notifications are found through the
@@ -38,6 +41,11 @@ pub async fn sweep_periodically(shared: Arc<WorkerShared>, retention: TimeDelta,
             }
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "retention sweep failed; retrying at the next one"),
+        }
+        match sweep_expired(&shared.pool, shared.engine.clock.now()).await {
+            Ok(0) => {}
+            Ok(keys) => tracing::info!(idempotency_keys = keys, "expired idempotency keys swept"),
+            Err(error) => tracing::warn!(%error, "idempotency key sweep failed; retrying at the next one"),
         }
         tokio::select! {
             _ = tokio::time::sleep(SWEEP_INTERVAL) => {}
@@ -74,6 +82,25 @@ pub async fn sweep(pool: &DbPool, cutoff: DateTime<Utc>) -> AppResult<Swept> {
     Ok(swept)
 }
 
+/// Deletes the idempotency keys expired at `now`, chunk by chunk (returns how many), and the rows of
+/// API processes silent for an hour.
+pub async fn sweep_expired(pool: &DbPool, now: DateTime<Utc>) -> AppResult<u64> {
+    let mut conn = pool.get().await?;
+    let mut swept = 0;
+    loop {
+        let deleted = delete_chunk(&mut conn, DELETE_EXPIRED_KEYS, now).await?;
+        swept += deleted;
+        if deleted < CHUNK as u64 {
+            break;
+        }
+    }
+    diesel::sql_query("DELETE FROM api_processes WHERE last_seen < $1 - interval '1 hour'")
+        .bind::<Timestamptz, _>(now)
+        .execute(&mut conn)
+        .await?;
+    Ok(swept)
+}
+
 async fn delete_chunk(conn: &mut AsyncPgConnection, sql: &str, cutoff: DateTime<Utc>) -> AppResult<u64> {
     let deleted = diesel::sql_query(sql).bind::<Timestamptz, _>(cutoff).bind::<BigInt, _>(CHUNK).execute(conn).await?;
     Ok(deleted as u64)
@@ -93,6 +120,14 @@ DELETE FROM notifications WHERE id IN (
         FOR UPDATE OF n SKIP LOCKED
     ) old
     LIMIT $2
+)";
+
+const DELETE_EXPIRED_KEYS: &str = "
+DELETE FROM idempotency_keys WHERE (environment_id, key) IN (
+    SELECT environment_id, key FROM idempotency_keys
+    WHERE expires_at <= $1
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED
 )";
 
 const DELETE_TRANSACTIONS: &str = "

@@ -45,6 +45,11 @@ pub fn error_response(error: AppError) -> Response {
             .headers_mut()
             .insert(http::header::RETRY_AFTER, http::HeaderValue::from_static(RETRY_UNAVAILABLE_SECS));
     }
+    if let AppError::RateLimited { retry_after, .. } = &error {
+        // Whole seconds (the header has no fractions), rounded up so the retry finds the tokens there.
+        let seconds = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
+        response.headers_mut().insert(http::header::RETRY_AFTER, http::HeaderValue::from(seconds.max(1)));
+    }
     response.extensions_mut().insert(report);
     response
 }
@@ -81,9 +86,18 @@ fn field_errors_body(fields: &[FieldError]) -> Value {
 pub async fn render_errors(request: Request, next: Next) -> Response {
     let path = request.uri().path().to_string();
     let method = request.method().clone();
-    let response = next.run(request).await;
+    render_error(next.run(request).await, &method, &path)
+}
+
+/// Marks a response whose error body is written already (rendered once, or replayed as stored).
+#[derive(Debug, Clone, Copy)]
+pub struct Rendered;
+
+/// `response` with the contract's error body when it is a 4xx/5xx not rendered yet; the idempotency
+/// layer renders before the outer [`render_errors`] does, to store the body the client gets.
+pub fn render_error(response: Response, method: &http::Method, path: &str) -> Response {
     let status = response.status();
-    if !(status.is_client_error() || status.is_server_error()) {
+    if !(status.is_client_error() || status.is_server_error()) || response.extensions().get::<Rendered>().is_some() {
         return response;
     }
     let report = match response.extensions().get::<ErrorReport>() {
@@ -92,13 +106,14 @@ pub async fn render_errors(request: Request, next: Next) -> Response {
         None if status == StatusCode::PAYLOAD_TOO_LARGE => plain_report("Request body is too large".into()),
         None => plain_report(status.canonical_reason().unwrap_or("Error").to_string()),
     };
-    let mut rendered = render(status, &report, &path);
+    let mut rendered = render(status, &report, path);
     // Keep headers such as `Allow` on a 405.
     for (name, value) in response.headers() {
         if name != http::header::CONTENT_TYPE && name != http::header::CONTENT_LENGTH {
             rendered.headers_mut().insert(name.clone(), value.clone());
         }
     }
+    rendered.extensions_mut().insert(Rendered);
     rendered
 }
 
@@ -158,6 +173,8 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use serde_json::json;
     use tonic::Code;
     use tonic_types::StatusExt;
@@ -218,6 +235,12 @@ mod tests {
                 body
             }),
             (
+                AppError::RateLimited { message: "slow down".into(), retry_after: Duration::from_millis(250) },
+                429,
+                Code::ResourceExhausted,
+                body(429, "Too Many Requests", "slow down"),
+            ),
+            (
                 AppError::Unavailable("pool timed out".into()),
                 503,
                 Code::Unavailable,
@@ -247,14 +270,17 @@ mod tests {
     }
 
     #[test]
-    fn only_a_503_tells_the_client_when_to_retry() {
+    fn only_a_503_or_a_429_tells_the_client_when_to_retry() {
         for (error, ..) in every_variant() {
-            let unavailable = matches!(error, AppError::Unavailable(_) | AppError::OutcomeUnknown(_));
+            let unavailable =
+                matches!(error, AppError::Unavailable(_) | AppError::OutcomeUnknown(_) | AppError::RateLimited { .. });
             let retry_after = error_response(error).headers().get(http::header::RETRY_AFTER).cloned();
             assert_eq!(retry_after.is_some(), unavailable, "{retry_after:?}");
         }
         let response = error_response(AppError::Unavailable("pool timed out".into()));
         assert_eq!(response.headers()[http::header::RETRY_AFTER], "1");
+        let limited = AppError::RateLimited { message: "slow down".into(), retry_after: Duration::from_millis(1_200) };
+        assert_eq!(error_response(limited).headers()[http::header::RETRY_AFTER], "2");
     }
 
     /// REST calls tonic methods in-process: the error it renders is the one the method returned.

@@ -40,6 +40,7 @@ impl pb::events_service_server::EventsService for EventsGrpc {
         let transaction_id = message.transaction_id;
         let mut conn = self.state.connection().await?;
         let count = trigger::cancel_transaction(&mut conn, &self.state.engine, tenant, &transaction_id).await?;
+        tracing::info!(%transaction_id, canceled_jobs = count, "trigger canceled");
         Ok(Response::new(pb::CancelTriggeredEventResponse { canceled: count > 0, canceled_job_count: count as i32 }))
     }
 }

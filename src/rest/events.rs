@@ -6,7 +6,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::routing::{delete, post};
 use axum::{Extension, Router};
-use http::StatusCode;
+use http::{HeaderName, HeaderValue, StatusCode};
 use serde_json::{json, Value};
 
 use super::{grpc_request, json_response, parse_json, RestResult};
@@ -15,6 +15,9 @@ use crate::error::AppError;
 use crate::grpc::Services;
 use crate::proto::herald::v1 as pb;
 use pb::events_service_server::EventsService;
+
+/// How many jobs a cancel stopped (the body only says whether it stopped any).
+const CANCELED_JOB_COUNT_HEADER: HeaderName = HeaderName::from_static("herald-canceled-job-count");
 
 pub fn routes() -> Router<Services> {
     Router::new()
@@ -61,7 +64,10 @@ async fn cancel_triggered_event(
 ) -> RestResult {
     let request = pb::CancelTriggeredEventRequest { transaction_id };
     let response = services.events.cancel_triggered_event(grpc_request(tenant, request)).await?.into_inner();
-    Ok(json_response(StatusCode::OK, &response))
+    // The reference service's shape, which its strict clients require; the count goes in a header.
+    let mut answer = json_response(StatusCode::OK, &json!({ "data": response.canceled }));
+    answer.headers_mut().insert(CANCELED_JOB_COUNT_HEADER, HeaderValue::from(response.canceled_job_count));
+    Ok(answer)
 }
 
 /// The proto request of one JSON trigger body.

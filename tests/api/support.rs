@@ -7,6 +7,7 @@
 use std::net::SocketAddr;
 
 use axum::Router;
+use herald::config::RateLimitSettings;
 use herald::db::local_cluster::{LocalCluster, FAST_UNSAFE_SETTINGS};
 use herald::db::{build_pool, create_database_if_missing, run_migrations, DbPool};
 use herald::domain::tenancy;
@@ -87,7 +88,21 @@ impl TestServer {
 
     /// Starts Herald on `database_url` (which names its `application_name`), a database of its own.
     pub async fn start_on(database_url: String) -> Self {
-        Self::start_with_database(database_url, Router::new(), Some(2), false, LOOPBACK_ALLOWED).await
+        Self::start_with_database(
+            database_url,
+            Router::new(),
+            Some(2),
+            false,
+            LOOPBACK_ALLOWED,
+            RateLimitSettings::default(),
+        )
+        .await
+    }
+
+    /// Starts Herald with these rate limits instead of the (generous) defaults.
+    pub async fn start_with_rate_limits(rate_limits: RateLimitSettings) -> Self {
+        let database_url = fresh_schema_url().await;
+        Self::start_with_database(database_url, Router::new(), Some(2), false, LOOPBACK_ALLOWED, rate_limits).await
     }
 
     /// `worker_loops`: `None` for an API-only process.
@@ -98,7 +113,15 @@ impl TestServer {
         outbound_allow: &str,
     ) -> Self {
         let database_url = fresh_schema_url().await;
-        Self::start_with_database(database_url, extra_rest_routes, worker_loops, public, outbound_allow).await
+        Self::start_with_database(
+            database_url,
+            extra_rest_routes,
+            worker_loops,
+            public,
+            outbound_allow,
+            RateLimitSettings::default(),
+        )
+        .await
     }
 
     async fn start_with_database(
@@ -107,6 +130,7 @@ impl TestServer {
         worker_loops: Option<usize>,
         public: bool,
         outbound_allow: &str,
+        rate_limits: RateLimitSettings,
     ) -> Self {
         let schema = schema_of(&database_url);
         run_migrations(&database_url).await.expect("migrations apply");
@@ -140,6 +164,7 @@ impl TestServer {
             extra_rest_routes,
             public_url: public.then(|| format!("http://{addr}").parse().expect("a URL")),
             provider_settings: provider_settings(outbound_allow),
+            rate_limits,
         })
         .await
         .expect("Herald starts");

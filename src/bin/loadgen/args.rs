@@ -114,6 +114,11 @@ pub struct Args {
     /// Print the report as JSON instead of text.
     #[arg(long)]
     pub json: bool,
+
+    /// Send every trigger with an `Idempotency-Key` of its own (its transactionId), as the official SDKs
+    /// send a fresh key on every call: measures what the key costs.
+    #[arg(long)]
+    pub idempotency_keys: bool,
 }
 
 impl Args {

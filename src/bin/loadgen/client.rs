@@ -32,11 +32,14 @@ pub enum TriggerClient {
         http: reqwest::Client,
         endpoint: String,
         authorization: String,
+        /// Sends each trigger's transactionId as its `Idempotency-Key`.
+        keyed: bool,
     },
     Grpc {
         channels: Vec<EventsServiceClient<Channel>>,
         next: AtomicUsize,
         authorization: MetadataValue<Ascii>,
+        keyed: bool,
     },
     /// A REST call whose answer is checked for its status only: `GET /v1/environments/me` with the key
     /// (200) or without it (401), or any `--call` (2xx). `{subscriber}` in the URL or body stands for
@@ -62,12 +65,19 @@ struct RestAnswer {
 
 impl TriggerClient {
     /// A REST client of the trigger endpoint.
-    pub fn rest(base_url: &str, api_key: &str, concurrency: usize, timeout: Duration) -> anyhow::Result<Self> {
+    pub fn rest(
+        base_url: &str,
+        api_key: &str,
+        concurrency: usize,
+        timeout: Duration,
+        keyed: bool,
+    ) -> anyhow::Result<Self> {
         let endpoint = format!("{}/v1/events/trigger", base_url.trim_end_matches('/'));
         Ok(Self::Rest {
             http: http_client(concurrency, timeout)?,
             endpoint,
             authorization: format!("ApiKey {api_key}"),
+            keyed,
         })
     }
 
@@ -103,7 +113,13 @@ impl TriggerClient {
 
     /// A gRPC client over `connections` HTTP/2 connections, connected now so that an unreachable
     /// server fails before the run starts.
-    pub async fn grpc(base_url: &str, api_key: &str, connections: usize, timeout: Duration) -> anyhow::Result<Self> {
+    pub async fn grpc(
+        base_url: &str,
+        api_key: &str,
+        connections: usize,
+        timeout: Duration,
+        keyed: bool,
+    ) -> anyhow::Result<Self> {
         let endpoint = Endpoint::from_shared(base_url.to_owned())?
             .timeout(timeout)
             .connect_timeout(Duration::from_secs(5))
@@ -114,20 +130,18 @@ impl TriggerClient {
             channels.push(EventsServiceClient::new(channel));
         }
         let authorization = format!("ApiKey {api_key}").parse()?;
-        Ok(Self::Grpc { channels, next: AtomicUsize::new(0), authorization })
+        Ok(Self::Grpc { channels, next: AtomicUsize::new(0), authorization, keyed })
     }
 
     /// Sends `spec` and classifies the answer.
     pub async fn send(&self, spec: &TriggerSpec) -> Outcome {
         match self {
-            Self::Rest { http, endpoint, authorization } => {
-                let response = http
-                    .post(endpoint)
-                    .header(reqwest::header::AUTHORIZATION, authorization)
-                    .json(&rest_body(spec))
-                    .send()
-                    .await
-                    .map_err(|error| reqwest_failure(&error))?;
+            Self::Rest { http, endpoint, authorization, keyed } => {
+                let mut request = http.post(endpoint).header(reqwest::header::AUTHORIZATION, authorization);
+                if *keyed {
+                    request = request.header("idempotency-key", &spec.transaction_id);
+                }
+                let response = request.json(&rest_body(spec)).send().await.map_err(|error| reqwest_failure(&error))?;
                 let status = response.status();
                 if !status.is_success() {
                     return Err(format!("HTTP {}", status.as_u16()));
@@ -135,10 +149,14 @@ impl TriggerClient {
                 let answer: RestAnswer = response.json().await.map_err(|error| reqwest_failure(&error))?;
                 acknowledged(answer.acknowledged, answer.status.as_deref().unwrap_or("missing status"))
             }
-            Self::Grpc { channels, next, authorization } => {
+            Self::Grpc { channels, next, authorization, keyed } => {
                 let mut client = channels[next.fetch_add(1, Ordering::Relaxed) % channels.len()].clone();
                 let mut request = tonic::Request::new(grpc_request(spec));
                 request.metadata_mut().insert("authorization", authorization.clone());
+                if *keyed {
+                    let key = spec.transaction_id.parse().map_err(|_| "a transactionId that is no header value")?;
+                    request.metadata_mut().insert("idempotency-key", key);
+                }
                 let answer =
                     client.trigger_event(request).await.map_err(|status| format!("gRPC {:?}", status.code()))?;
                 let answer = answer.into_inner();

@@ -53,9 +53,12 @@ async fn run(args: Args) -> anyhow::Result<Report> {
             let call = args.call.as_ref().expect("validated: --request call has --call");
             TriggerClient::call(&args.url, call, args.body.as_deref(), Some(&api_key), concurrency, timeout)?
         }
-        (RequestKind::Trigger, Protocol::Rest) => TriggerClient::rest(&args.url, &api_key, concurrency, timeout)?,
+        (RequestKind::Trigger, Protocol::Rest) => {
+            TriggerClient::rest(&args.url, &api_key, concurrency, timeout, args.idempotency_keys)?
+        }
         (RequestKind::Trigger, Protocol::Grpc) => {
-            TriggerClient::grpc(&args.url, &api_key, args.grpc_connections as usize, timeout).await?
+            let connections = args.grpc_connections as usize;
+            TriggerClient::grpc(&args.url, &api_key, connections, timeout, args.idempotency_keys).await?
         }
     };
     let plan = Plan {

@@ -402,3 +402,93 @@ async fn a_worker_killed_mid_fan_out_resumes_without_losing_or_doubling_a_member
     );
     assert_eq!(count(&mut conn, "SELECT attempts::bigint AS n FROM topic_fanouts").await, 2, "taken over once");
 }
+
+/// A keyed trigger: status, `Idempotency-Replay`, body bytes; None when the server did not answer.
+async fn post_keyed(addr: &str, key: &str, index: usize) -> Option<(u16, bool, Vec<u8>)> {
+    let response = http_client()
+        .post(format!("http://{addr}/v1/events/trigger"))
+        .header("authorization", format!("ApiKey {key}"))
+        .header("idempotency-key", format!("k-{index}"))
+        .json(&json!({"name": "crash", "to": format!("s-{index}")}))
+        .send()
+        .await
+        .ok()?;
+    let status = response.status().as_u16();
+    let replayed = response.headers().get("idempotency-replay").is_some();
+    Some((status, replayed, response.bytes().await.ok()?.to_vec()))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_kill_mid_request_leaves_no_work_without_its_key_and_no_key_done_without_its_work() {
+    const KEYED: usize = 1_000;
+    let url = fresh_schema_url().await;
+    let key = prepare(&url);
+    let addr = free_addr();
+    let first = Arc::new(std::sync::Mutex::new(Herald::start(&url, &addr, "api")));
+    wait_healthy(&addr).await;
+    create_workflow(&addr, &key).await;
+
+    // Each keyed trigger goes to a subscriber of its own (`k-i` → `s-i`), without a transactionId: only
+    // the key can keep a retry from storing it twice.
+    let answered = Arc::new(Mutex::new(Vec::new()));
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut senders = Vec::new();
+    for _ in 0..16 {
+        let (addr, key, answered, next, first) =
+            (addr.clone(), key.clone(), answered.clone(), next.clone(), first.clone());
+        senders.push(tokio::spawn(async move {
+            loop {
+                let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if index >= KEYED {
+                    return;
+                }
+                match post_keyed(&addr, &key, index).await {
+                    Some((201, _, body)) => {
+                        let mut list = answered.lock().await;
+                        list.push((index, body));
+                        if list.len() == KEYED / 4 {
+                            first.lock().unwrap().kill();
+                        }
+                    }
+                    _ => continue,
+                }
+            }
+        }));
+    }
+    for sender in senders {
+        sender.await.unwrap();
+    }
+    let answered = Arc::try_unwrap(answered).unwrap().into_inner();
+    let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
+    let of_key = "s.subscriber_id = 's-' || substr(k.key, 3)";
+    let work_without_key = format!(
+        "SELECT count(*) AS n FROM notifications n JOIN subscribers s ON s.id = n.subscriber_id
+         WHERE NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE {of_key})"
+    );
+    let done_without_work = format!(
+        "SELECT count(*) AS n FROM idempotency_keys k WHERE k.response_status IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM notifications n JOIN subscribers s ON s.id = n.subscriber_id WHERE {of_key})"
+    );
+    assert_eq!(count(&mut conn, &work_without_key).await, 0, "work stored under no key");
+    assert_eq!(count(&mut conn, &done_without_work).await, 0, "a key done for work not stored");
+
+    // After a restart every request is retried with its key: an answered one replays its answer, one
+    // cut short by the kill either runs now or is refused as in progress, and nothing is stored twice.
+    let _second = Herald::start(&url, &addr, "api");
+    wait_healthy(&addr).await;
+    for (index, body) in &answered {
+        let replay = post_keyed(&addr, &key, *index).await.expect("an answer");
+        assert_eq!(replay, (201, true, body.clone()), "k-{index}");
+    }
+    let mut statuses = std::collections::BTreeMap::new();
+    for index in 0..KEYED {
+        let (status, ..) = post_keyed(&addr, &key, index).await.expect("an answer");
+        assert!(status == 201 || status == 409, "k-{index} answered {status}");
+        *statuses.entry(status).or_insert(0) += 1;
+    }
+    assert!(statuses[&201] >= KEYED - 16, "at most one request per sender was cut short: {statuses:?}");
+    let twice = "SELECT count(*) AS n FROM (SELECT subscriber_id FROM notifications GROUP BY 1 HAVING count(*) > 1) t";
+    assert_eq!(count(&mut conn, twice).await, 0, "a keyed trigger stored twice");
+    assert_eq!(count(&mut conn, &work_without_key).await, 0);
+    assert_eq!(count(&mut conn, &done_without_work).await, 0);
+}

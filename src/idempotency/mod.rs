@@ -1,0 +1,294 @@
+//! `Idempotency-Key` (REST) and the `idempotency-key` metadata (gRPC, the same HTTP/2 header): a
+//! retried POST, PUT, PATCH or DELETE runs once. One middleware serves both transports, after
+//! authentication (keys are scoped to the caller's environment):
+//!
+//! - the first request with a key claims it (a row with the hash of method, path and body, no answer:
+//!   in progress), runs, and stores its answer (status, headers, body, and gRPC trailers) byte for byte;
+//! - the same request again within [`TIME_TO_LIVE`] gets that answer with `Idempotency-Replay: true`
+//!   and runs nothing; while the first is still running it gets a 409; another request with the same
+//!   key gets a 422; a key over [`MAX_KEY_CHARS`] is a 400;
+//! - a server error (5xx, or a gRPC status a client retries) is not stored: the key is freed.
+//!
+//! The claim commits before the request's own writes and the answer after them, so a crash at any
+//! point leaves neither work done under no key nor a key saying "done" for work not done; a key whose
+//! request was cut short by a crash stays in progress (409) until it expires. The request runs in a
+//! task of its own, so a client that hangs up does not cut it short either.
+
+mod store;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use chrono::TimeDelta;
+use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
+use http_body_util::{BodyExt, Full};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use tracing::Instrument;
+
+use crate::app::{AppState, MAX_REQUEST_BYTES};
+use crate::domain::tenancy::Tenant;
+use crate::error::render::{is_grpc, render_error, Rendered};
+use crate::error::AppError;
+pub use store::{Claim, StoredAnswer};
+
+/// The request header (gRPC metadata keys are the same header, lowercase on the wire).
+pub const KEY_HEADER: HeaderName = HeaderName::from_static("idempotency-key");
+/// Set on a replayed answer (the reference service's name).
+pub const REPLAY_HEADER: HeaderName = HeaderName::from_static("idempotency-replay");
+/// Longest key accepted.
+pub const MAX_KEY_CHARS: usize = 255;
+/// How long an answer is replayed.
+pub const TIME_TO_LIVE: TimeDelta = TimeDelta::hours(24);
+/// gRPC codes a client retries: like a 5xx, their answer is not stored.
+const RETRIED_GRPC_CODES: [tonic::Code; 8] = [
+    tonic::Code::Cancelled,
+    tonic::Code::Unknown,
+    tonic::Code::DeadlineExceeded,
+    tonic::Code::Aborted,
+    tonic::Code::Unimplemented,
+    tonic::Code::Internal,
+    tonic::Code::Unavailable,
+    tonic::Code::DataLoss,
+];
+/// Headers an answer gets again on every delivery, not stored with it.
+const UNSTORED_HEADERS: [HeaderName; 3] =
+    [http::header::CONTENT_LENGTH, http::header::TRANSFER_ENCODING, http::header::DATE];
+
+/// The middleware (after authentication, before the handler).
+pub async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let tenant = request.extensions().get::<Tenant>().copied();
+    let (Some(key), Some(tenant)) = (request.headers().get(&KEY_HEADER).cloned(), tenant) else {
+        return next.run(request).await;
+    };
+    if matches!(*request.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
+        return next.run(request).await;
+    }
+    let grpc = is_grpc(&request);
+    match run_once(state, tenant, &key, request, next).await {
+        Ok(response) => response,
+        Err(error) if grpc => tonic::Status::from(error).into_http(),
+        Err(error) => error.into_response(),
+    }
+}
+
+async fn run_once(
+    state: AppState,
+    tenant: Tenant,
+    key: &HeaderValue,
+    request: Request,
+    next: Next,
+) -> Result<Response, AppError> {
+    let key = valid_key(key)?;
+    let grpc = is_grpc(&request);
+    let (parts, body) = request.into_parts();
+    // A gRPC message is framed (5 bytes) and the frame is not counted by its own limit.
+    let body = axum::body::to_bytes(body, MAX_REQUEST_BYTES + 5)
+        .await
+        .map_err(|_| AppError::PayloadTooLarge("Request body is too large".into()))?;
+    let hash = request_hash(&parts.method, parts.uri.path_and_query().map_or("", |path| path.as_str()), &body);
+    let now = state.engine.clock.now();
+    let claim = {
+        let mut conn = state.connection().await?;
+        store::claim(&mut conn, tenant.environment_id, &key, &hash, now, now + TIME_TO_LIVE).await?
+    };
+    match claim {
+        Claim::Fresh => {}
+        Claim::Done(answer) => return Ok(replay(answer)),
+        Claim::InFlight => {
+            return Err(AppError::Conflict(format!(
+                "A request with Idempotency-Key {key} is still in progress; retry once it has answered"
+            )))
+        }
+        Claim::Mismatch => {
+            return Err(AppError::Unprocessable(format!(
+                "Idempotency-Key {key} was already used for another request (method, path or body differ)"
+            )))
+        }
+    }
+    let request = Request::from_parts(parts, Body::from(body));
+    let method = request.method().clone();
+    let path = request.uri().path().to_string();
+    // In the request's span, so its log lines keep the request id and environment.
+    let running = tokio::spawn(
+        async move {
+            let response = next.run(request).await;
+            let response = if grpc { response } else { render_error(response, &method, &path) };
+            record(&state, tenant, &key, grpc, response).await
+        }
+        .in_current_span(),
+    );
+    match running.await {
+        Ok(response) => Ok(response),
+        // A panic: the key stays claimed (the request may have written); the panic layer answers 500.
+        Err(failure) => std::panic::resume_unwind(failure.into_panic()),
+    }
+}
+
+/// The key as text: visible ASCII, 1 to [`MAX_KEY_CHARS`] characters.
+fn valid_key(key: &HeaderValue) -> Result<String, AppError> {
+    let text = key.to_str().map_err(|_| AppError::BadRequest("Idempotency-Key must be visible ASCII".into()))?;
+    if text.is_empty() || text.len() > MAX_KEY_CHARS {
+        return Err(AppError::BadRequest(format!("Idempotency-Key must be 1 to {MAX_KEY_CHARS} characters long")));
+    }
+    Ok(text.to_string())
+}
+
+/// SHA-256 of method, path with query, and body: what "the same request" means.
+fn request_hash(method: &Method, path_and_query: &str, body: &[u8]) -> Vec<u8> {
+    let mut hasher = Sha256::new();
+    hasher.update(method.as_str());
+    hasher.update([0]);
+    hasher.update(path_and_query);
+    hasher.update([0]);
+    hasher.update(body);
+    hasher.finalize().to_vec()
+}
+
+/// Stores the answer (or frees the key after a server error) and hands the answer on.
+async fn record(state: &AppState, tenant: Tenant, key: &str, grpc: bool, response: Response) -> Response {
+    let (parts, body) = response.into_parts();
+    let collected = match body.collect().await {
+        Ok(collected) => collected,
+        Err(error) => {
+            free(state, tenant, key).await;
+            return AppError::internal(format!("reading an answer to store it: {error}")).into_response();
+        }
+    };
+    let trailers = collected.trailers().cloned();
+    let body = collected.to_bytes();
+    let answer = StoredAnswer {
+        status: parts.status.as_u16(),
+        headers: header_pairs(&parts.headers),
+        body: body.to_vec(),
+        trailers: trailers.as_ref().map(header_pairs),
+    };
+    if retried_by_clients(parts.status, &parts.headers, trailers.as_ref(), grpc) {
+        free(state, tenant, key).await;
+    } else {
+        let completed = match state.connection().await {
+            Ok(mut conn) => store::complete(&mut conn, tenant.environment_id, key, &answer).await,
+            Err(error) => Err(error),
+        };
+        if let Err(error) = completed {
+            tracing::warn!(%error, key, "the answer of an idempotent request was not stored; the key stays in progress");
+        }
+    }
+    Response::from_parts(parts, answer_body(body, trailers))
+}
+
+async fn free(state: &AppState, tenant: Tenant, key: &str) {
+    let released = match state.connection().await {
+        Ok(mut conn) => store::release(&mut conn, tenant.environment_id, key).await,
+        Err(error) => Err(error),
+    };
+    if let Err(error) = released {
+        tracing::warn!(%error, key, "an idempotency key was not freed after a server error");
+    }
+}
+
+/// A 5xx, or a gRPC status clients retry (in the trailers, or the headers of a trailers-only answer).
+fn retried_by_clients(status: StatusCode, headers: &HeaderMap, trailers: Option<&HeaderMap>, grpc: bool) -> bool {
+    if status.is_server_error() {
+        return true;
+    }
+    if !grpc {
+        return false;
+    }
+    let grpc_status = trailers.and_then(|trailers| trailers.get("grpc-status")).or_else(|| headers.get("grpc-status"));
+    let code = grpc_status.and_then(|value| value.to_str().ok()).and_then(|value| value.parse::<i32>().ok());
+    code.is_none_or(|code| RETRIED_GRPC_CODES.contains(&tonic::Code::from(code)))
+}
+
+/// The replay of a stored answer.
+fn replay(answer: StoredAnswer) -> Response {
+    let trailers = answer.trailers.as_ref().map(header_map);
+    let mut response = Response::new(answer_body(Bytes::from(answer.body), trailers));
+    *response.status_mut() = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::OK);
+    *response.headers_mut() = header_map(&answer.headers);
+    response.headers_mut().insert(REPLAY_HEADER, HeaderValue::from_static("true"));
+    // Its error body (if any) is the stored one: the REST error layer leaves it as it is.
+    response.extensions_mut().insert(Rendered);
+    response
+}
+
+fn answer_body(body: Bytes, trailers: Option<HeaderMap>) -> Body {
+    match trailers {
+        Some(trailers) => Body::new(Full::new(body).with_trailers(async move { Some(Ok(trailers)) })),
+        None => Body::from(body),
+    }
+}
+
+fn header_pairs(headers: &HeaderMap) -> Value {
+    let pairs = headers
+        .iter()
+        .filter(|(name, _)| !UNSTORED_HEADERS.contains(name))
+        .filter_map(|(name, value)| Some(Value::from(vec![name.as_str(), value.to_str().ok()?])))
+        .collect();
+    Value::Array(pairs)
+}
+
+fn header_map(pairs: &Value) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    for pair in pairs.as_array().into_iter().flatten() {
+        let (Some(name), Some(value)) = (pair[0].as_str(), pair[1].as_str()) else { continue };
+        if let (Ok(name), Ok(value)) = (HeaderName::try_from(name), HeaderValue::try_from(value)) {
+            headers.append(name, value);
+        }
+    }
+    headers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_request_hashes_the_same_and_any_part_changes_it() {
+        let base = request_hash(&Method::POST, "/v1/events/trigger", b"{}");
+        assert_eq!(base, request_hash(&Method::POST, "/v1/events/trigger", b"{}"));
+        assert_ne!(base, request_hash(&Method::PUT, "/v1/events/trigger", b"{}"));
+        assert_ne!(base, request_hash(&Method::POST, "/v1/events/trigger?x=1", b"{}"));
+        assert_ne!(base, request_hash(&Method::POST, "/v1/events/trigger", b"{ }"));
+        // The separators keep path and body apart.
+        assert_ne!(request_hash(&Method::POST, "/a", b"b"), request_hash(&Method::POST, "/ab", b""));
+    }
+
+    #[test]
+    fn headers_round_trip_through_their_stored_form() {
+        let mut headers = HeaderMap::new();
+        headers.insert(http::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.append("herald-canceled-job-count", HeaderValue::from_static("2"));
+        headers.insert(http::header::CONTENT_LENGTH, HeaderValue::from_static("12"));
+        let restored = header_map(&header_pairs(&headers));
+        assert_eq!(restored.len(), 2);
+        assert_eq!(restored["content-type"], "application/json");
+        assert_eq!(restored["herald-canceled-job-count"], "2");
+    }
+
+    #[test]
+    fn server_errors_and_retried_grpc_codes_are_not_stored() {
+        let empty = HeaderMap::new();
+        assert!(retried_by_clients(StatusCode::SERVICE_UNAVAILABLE, &empty, None, false));
+        assert!(!retried_by_clients(StatusCode::UNPROCESSABLE_ENTITY, &empty, None, false));
+        let trailers = |code: &'static str| {
+            HeaderMap::from_iter([(HeaderName::from_static("grpc-status"), HeaderValue::from_static(code))])
+        };
+        assert!(!retried_by_clients(StatusCode::OK, &empty, Some(&trailers("0")), true));
+        assert!(!retried_by_clients(StatusCode::OK, &empty, Some(&trailers("5")), true));
+        assert!(retried_by_clients(StatusCode::OK, &empty, Some(&trailers("14")), true));
+        assert!(retried_by_clients(StatusCode::OK, &trailers("13"), None, true));
+    }
+
+    #[test]
+    fn keys_are_bounded_and_visible_ascii() {
+        assert!(valid_key(&HeaderValue::from_static("k")).is_ok());
+        assert!(valid_key(&HeaderValue::from_str(&"k".repeat(MAX_KEY_CHARS)).unwrap()).is_ok());
+        assert!(matches!(
+            valid_key(&HeaderValue::from_str(&"k".repeat(MAX_KEY_CHARS + 1)).unwrap()),
+            Err(AppError::BadRequest(_))
+        ));
+        assert!(matches!(valid_key(&HeaderValue::from_static("")), Err(AppError::BadRequest(_))));
+    }
+}

@@ -1,0 +1,205 @@
+//! `Idempotency-Key`: a retried write runs once, whichever transport it came by.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::routing::post;
+use axum::Router;
+use chrono::TimeDelta;
+use herald::error::AppError;
+use herald::proto::herald::v1 as pb;
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::engine::fixtures::{count, create_workflow, in_app_step};
+use crate::support::{http_client, read_json, TestServer};
+
+/// A keyed request: status, `Idempotency-Replay`, and the body's bytes.
+async fn send_keyed(server: &TestServer, method: Method, path: &str, key: &str, body: &Value) -> (u16, bool, Vec<u8>) {
+    let response =
+        server.request(method, path).header("idempotency-key", key).json(body).send().await.expect("request sent");
+    let status = response.status().as_u16();
+    let replayed = response.headers().get("idempotency-replay").is_some_and(|value| value == "true");
+    (status, replayed, response.bytes().await.expect("a body").to_vec())
+}
+
+fn json_of(bytes: &[u8]) -> Value {
+    serde_json::from_slice(bytes).expect("a JSON body")
+}
+
+/// Routes counting their runs: `/test/count` answers at once, `/test/slow` after half a second,
+/// `/test/fail` with a 500.
+fn counting_routes(runs: Arc<AtomicUsize>) -> Router {
+    let counted = |runs: Arc<AtomicUsize>, pause: Duration| async move {
+        tokio::time::sleep(pause).await;
+        let run = runs.fetch_add(1, Ordering::SeqCst) + 1;
+        (http::StatusCode::CREATED, axum::Json(json!({ "run": run })))
+    };
+    let (count_runs, slow_runs, fail_runs) = (runs.clone(), runs.clone(), runs);
+    Router::new()
+        .route("/test/count", post(move || counted(count_runs.clone(), Duration::ZERO)))
+        .route("/test/slow", post(move || counted(slow_runs.clone(), Duration::from_millis(500))))
+        .route(
+            "/test/fail",
+            post(move || async move {
+                fail_runs.fetch_add(1, Ordering::SeqCst);
+                AppError::internal("deliberate failure")
+            }),
+        )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repeat_replays_the_stored_answer_byte_for_byte_and_runs_nothing() {
+    let server = TestServer::start().await;
+    let body = json!({ "subscriberId": "ada", "firstName": "Ada" });
+    let first = send_keyed(&server, Method::POST, "/v2/subscribers", "create-ada", &body).await;
+    assert_eq!((first.0, first.1), (201, false), "{}", String::from_utf8_lossy(&first.2));
+    let again = send_keyed(&server, Method::POST, "/v2/subscribers", "create-ada", &body).await;
+    assert_eq!(again, (201, true, first.2.clone()));
+    assert_eq!(count(&server, "subscribers").await, 1);
+
+    // A refusal is stored as well: the replay carries the first answer's timestamp.
+    let conflict = send_keyed(&server, Method::POST, "/v2/subscribers", "create-ada-twice", &body).await;
+    assert_eq!(conflict.0, 409);
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let replayed = send_keyed(&server, Method::POST, "/v2/subscribers", "create-ada-twice", &body).await;
+    assert_eq!(replayed, (409, true, conflict.2));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repeated_trigger_is_stored_once() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "welcome", json!([in_app_step()])).await;
+    let body = json!({ "name": "welcome", "to": ["a", "b"] });
+    let first = send_keyed(&server, Method::POST, "/v1/events/trigger", "trigger-1", &body).await;
+    assert_eq!(json_of(&first.2)["status"], "processed");
+    let again = send_keyed(&server, Method::POST, "/v1/events/trigger", "trigger-1", &body).await;
+    assert_eq!(again, (201, true, first.2));
+    assert_eq!(count(&server, "notifications").await, 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repeat_while_the_first_runs_is_a_409() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let server = TestServer::start_with(counting_routes(runs.clone())).await;
+    let empty = json!({});
+    let (first, second) = tokio::join!(send_keyed(&server, Method::POST, "/test/slow", "slow-1", &empty), async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        send_keyed(&server, Method::POST, "/test/slow", "slow-1", &empty).await
+    });
+    assert_eq!((first.0, json_of(&first.2)), (201, json!({ "run": 1 })));
+    assert_eq!(second.0, 409);
+    let message = json_of(&second.2)["message"].as_str().unwrap().to_string();
+    assert!(message.contains("still in progress"), "{message}");
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    let after = send_keyed(&server, Method::POST, "/test/slow", "slow-1", &json!({})).await;
+    assert_eq!(after, (201, true, first.2));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_same_key_with_another_request_is_a_422() {
+    let server = TestServer::start().await;
+    let first = send_keyed(&server, Method::POST, "/v2/subscribers", "k", &json!({ "subscriberId": "ada" })).await;
+    assert_eq!(first.0, 201);
+    let changed = send_keyed(&server, Method::POST, "/v2/subscribers", "k", &json!({ "subscriberId": "bob" })).await;
+    assert_eq!(changed.0, 422);
+    let body = json_of(&changed.2);
+    assert_eq!(body["statusCode"], 422);
+    assert!(body["message"].as_str().unwrap().contains("already used for another request"), "{body}");
+    let other_path =
+        send_keyed(&server, Method::POST, "/v1/events/trigger", "k", &json!({ "subscriberId": "ada" })).await;
+    assert_eq!(other_path.0, 422);
+    assert_eq!(count(&server, "subscribers").await, 1, "nothing ran for the mismatches");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn keys_are_scoped_to_the_environment() {
+    let server = TestServer::start().await;
+    let (_, other_key) = server.other_environment("production").await;
+    let body = json!({ "subscriberId": "ada" });
+    let here = send_keyed(&server, Method::POST, "/v2/subscribers", "shared", &body).await;
+    let response = http_client()
+        .post(server.url("/v2/subscribers"))
+        .header("authorization", format!("ApiKey {other_key}"))
+        .header("idempotency-key", "shared")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert!(response.headers().get("idempotency-replay").is_none());
+    let (status, there) = read_json(response).await;
+    assert_eq!((here.0, status), (201, 201));
+    assert_ne!(json_of(&here.2)["_id"], there["_id"], "each environment created its own subscriber");
+    assert_eq!(count(&server, "subscribers").await, 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_expired_key_runs_again_and_is_swept() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let server = TestServer::start_with(counting_routes(runs.clone())).await;
+    let first = send_keyed(&server, Method::POST, "/test/count", "daily", &json!({})).await;
+    server.clock.advance(TimeDelta::hours(23));
+    assert_eq!(send_keyed(&server, Method::POST, "/test/count", "daily", &json!({})).await, (201, true, first.2));
+    server.clock.advance(TimeDelta::hours(2));
+    let swept = herald::engine::retention::sweep_expired(&server.pool, server.clock.now()).await.unwrap();
+    assert_eq!((swept, count(&server, "idempotency_keys").await), (1, 0));
+    let later = send_keyed(&server, Method::POST, "/test/count", "daily", &json!({ "other": "body" })).await;
+    assert_eq!((later.0, later.1, json_of(&later.2)), (201, false, json!({ "run": 2 })));
+    // Expired but not swept yet: taken over all the same.
+    server.clock.advance(TimeDelta::hours(25));
+    let taken_over = send_keyed(&server, Method::POST, "/test/count", "daily", &json!({})).await;
+    assert_eq!((taken_over.1, json_of(&taken_over.2)), (false, json!({ "run": 3 })));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_error_is_not_stored_so_the_client_can_retry() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let server = TestServer::start_with(counting_routes(runs.clone())).await;
+    for _ in 0..2 {
+        let (status, replayed, _) = send_keyed(&server, Method::POST, "/test/fail", "retry-me", &json!({})).await;
+        assert_eq!((status, replayed), (500, false));
+    }
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
+    assert_eq!(count(&server, "idempotency_keys").await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_key_is_a_400_and_reads_ignore_keys() {
+    let server = TestServer::start().await;
+    let long = "k".repeat(256);
+    let (status, _, body) =
+        send_keyed(&server, Method::POST, "/v2/subscribers", &long, &json!({ "subscriberId": "a" })).await;
+    let body = json_of(&body);
+    assert_eq!((status, &body["message"]), (400, &json!("Idempotency-Key must be 1 to 255 characters long")));
+    assert_eq!(body["path"], "/v2/subscribers");
+    assert_eq!(count(&server, "subscribers").await, 0);
+    let response = server.get("/v1/environments/me").header("idempotency-key", "read").send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(count(&server, "idempotency_keys").await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn grpc_replays_the_stored_message_under_the_same_rules() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "welcome", json!([in_app_step()])).await;
+    let mut client = pb::events_service_client::EventsServiceClient::new(server.grpc_channel().await);
+    let keyed = |name: &str| {
+        let message = pb::TriggerEventRequest { name: name.into(), to: vec![recipient("a")], ..Default::default() };
+        let mut request = server.grpc_request(message);
+        request.metadata_mut().insert("idempotency-key", "grpc-1".parse().unwrap());
+        request
+    };
+    let first = client.trigger_event(keyed("welcome")).await.unwrap();
+    assert!(first.metadata().get("idempotency-replay").is_none());
+    let again = client.trigger_event(keyed("welcome")).await.unwrap();
+    assert_eq!(again.metadata().get("idempotency-replay").unwrap(), "true");
+    assert_eq!(again.into_inner(), first.into_inner());
+    assert_eq!(count(&server, "notifications").await, 1);
+    let other = client.trigger_event(keyed("another")).await.unwrap_err();
+    assert_eq!(other.code(), tonic::Code::FailedPrecondition, "{other:?}");
+}
+
+fn recipient(subscriber_id: &str) -> pb::TriggerRecipient {
+    pb::TriggerRecipient { kind: Some(pb::trigger_recipient::Kind::SubscriberId(subscriber_id.into())) }
+}
