@@ -17,9 +17,14 @@ from herald.v1 import (
 )
 
 
+PROTOS = ["common", "environments", "events", "integrations", "messages", "notifications", "subscribers",
+          "topics", "workflows"]
+
+
 def test_every_generated_module_loads_in_the_official_runtime():
-    names = [module.name for module in pkgutil.iter_modules(herald.v1.__path__)]
-    assert len(names) == 16, names  # 8 protos, each a *_pb2 and a *_pb2_grpc module
+    names = sorted(module.name for module in pkgutil.iter_modules(herald.v1.__path__))
+    # Each proto yields a *_pb2 and a *_pb2_grpc module.
+    assert names == sorted([f"{proto}_pb2" for proto in PROTOS] + [f"{proto}_pb2_grpc" for proto in PROTOS])
     for name in names:
         importlib.import_module(f"herald.v1.{name}")
 

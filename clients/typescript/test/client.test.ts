@@ -50,9 +50,17 @@ test("every generated file loads into one protobuf-es registry", () => {
     .map(([, file]) => file as DescFile);
   assert.deepEqual(
     files.map((file) => file.name).sort(),
-    ["common", "environments", "events", "integrations", "messages", "notifications", "subscribers", "workflows"].map(
-      (name) => `herald/v1/${name}`,
-    ),
+    [
+      "common",
+      "environments",
+      "events",
+      "integrations",
+      "messages",
+      "notifications",
+      "subscribers",
+      "topics",
+      "workflows",
+    ].map((name) => `herald/v1/${name}`),
   );
   const registry = createRegistry(...files);
   assert.equal(registry.getMessage("herald.v1.NotificationTemplate")?.field.id.jsonName, "_id");
