@@ -46,7 +46,7 @@ setpriv --reuid "$uid" --regid "$uid" --clear-groups env -i PATH=/usr/bin:/bin H
   HERALD_DATA_DIR="$work/data" HERALD_ADDR="127.0.0.1:$port" HERALD_METRICS_ADDR="127.0.0.1:$metrics_port" \
   HERALD_LOG_FORMAT=json RUST_LOG=info,tower_http=debug "$work/herald" serve >"$work/herald.log" 2>&1 &
 pid=$!
-trap 'kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 600); do
   curl -sf -o /dev/null "http://127.0.0.1:$metrics_port/readyz" && break
   kill -0 "$pid" 2>/dev/null || { cat "$work/herald.log" >&2; exit 1; }
