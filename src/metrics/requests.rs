@@ -20,20 +20,19 @@ pub async fn record_request(State(metrics): State<Arc<Metrics>>, request: Reques
         .get(http::header::CONTENT_TYPE)
         .is_some_and(|value| value.as_bytes().starts_with(b"application/grpc"));
     let method = method_label(request.method());
-    let matched = request.extensions().get::<MatchedPath>().is_some();
-    let route = match request.extensions().get::<MatchedPath>() {
+    let route = request.extensions().get::<MatchedPath>().map(|template| match grpc {
         // A gRPC service is mounted at `/<service>/{*method}`: the full path names the method.
-        Some(_) if grpc => request.uri().path().to_owned(),
-        Some(template) => template.as_str().to_owned(),
-        None => UNMATCHED.to_owned(),
-    };
+        true => request.uri().path().to_owned(),
+        false => template.as_str().to_owned(),
+    });
     let response = next.run(request).await;
     let labels = if grpc {
         let code = grpc_code(&response);
         // An unknown method of a known service is UNIMPLEMENTED: its path must not become a label.
-        let route = if matched && code != Code::Unimplemented { route } else { UNMATCHED.to_owned() };
+        let route = route.filter(|_| code != Code::Unimplemented).unwrap_or_else(|| UNMATCHED.to_owned());
         RequestLabels { protocol: "grpc", method, route, status: code_label(code) }
     } else {
+        let route = route.unwrap_or_else(|| UNMATCHED.to_owned());
         RequestLabels { protocol: "rest", method, route, status: status_class(response.status()) }
     };
     metrics.request(labels, started.elapsed());

@@ -13,6 +13,7 @@ use prometheus_client::encoding::prometheus_text::CONTENT_TYPE;
 use super::queue::{self, LIVE_STATUSES};
 use super::{Metrics, StateLabels, StatusLabels};
 use crate::db::DbPool;
+use crate::error::AppError;
 
 #[derive(Clone)]
 struct Scrape {
@@ -34,7 +35,8 @@ async fn scrape(State(Scrape { metrics, pool }): State<Scrape>) -> Response {
     // The queue gauges keep their last values when the database does not answer: the scrape still
     // shows the rest (and the request and delivery series show the outage).
     let read = async {
-        queue::read(&mut *pool.get().await.map_err(|error| error.to_string())?).await.map_err(|e| e.to_string())
+        let mut conn = pool.get().await?;
+        Ok::<_, AppError>(queue::read(&mut conn).await?)
     };
     match read.await {
         Ok((by_status, oldest_due_age)) => {
