@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::auth::ApiKeyCache;
 use crate::crypto::CredentialCipher;
 use crate::db::{DbConn, DbPool};
+use crate::domain::tenancy::EnvironmentCache;
 use crate::engine::delivery_status::SnsCertificates;
 use crate::engine::EngineContext;
 use crate::error::AppError;
@@ -28,6 +29,8 @@ pub struct AppState {
     pub sns_certificates: Arc<SnsCertificates>,
     /// API keys resolved to their environment (the authentication middleware's cache).
     pub api_keys: ApiKeyCache,
+    /// Environments by id (`GET /v1/environments/me`).
+    pub environments: EnvironmentCache,
     /// This process's token buckets.
     pub rate_limits: RateLimits,
 }

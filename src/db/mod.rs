@@ -4,6 +4,7 @@ pub mod batch;
 pub mod local_cluster;
 pub mod schema;
 pub mod schema_domain;
+pub mod unnest;
 
 use diesel_async::pooled_connection::deadpool::{BuildError, Object, Pool};
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};

@@ -71,6 +71,40 @@ pub async fn get_environment(conn: &mut AsyncPgConnection, id: Uuid) -> AppResul
         .ok_or_else(|| AppError::NotFound(format!("Environment with id {id} not found")))
 }
 
+/// Environments by id, kept in process for `GET /v1/environments/me`: nothing in the API changes an
+/// environment once created (the admin commands create them), so the entries only expire to bound
+/// staleness after an operator's direct edit, and an authenticated read of `/me` costs no database
+/// round trip in the steady state.
+#[derive(Clone)]
+pub struct EnvironmentCache {
+    entries: moka::future::Cache<Uuid, Environment>,
+}
+
+impl Default for EnvironmentCache {
+    fn default() -> Self {
+        let entries =
+            moka::future::Cache::builder().max_capacity(Self::CAPACITY).time_to_live(Self::TIME_TO_LIVE).build();
+        Self { entries }
+    }
+}
+
+impl EnvironmentCache {
+    const TIME_TO_LIVE: std::time::Duration = std::time::Duration::from_secs(30);
+    /// Most environments kept (a few hundred bytes each).
+    const CAPACITY: u64 = 10_000;
+
+    /// The environment `id`; a database read only on a miss, shared by concurrent lookups.
+    pub async fn get(&self, pool: &crate::db::DbPool, id: Uuid) -> AppResult<Environment> {
+        self.entries
+            .try_get_with(id, async {
+                let mut conn = pool.get().await?;
+                get_environment(&mut conn, id).await
+            })
+            .await
+            .map_err(AppError::from_shared)
+    }
+}
+
 /// Every environment with its organization's name, oldest first.
 pub async fn list_environments(conn: &mut AsyncPgConnection) -> AppResult<Vec<EnvironmentSummary>> {
     let rows = environments::table

@@ -1,12 +1,15 @@
 //! Execution details: the log of every stage of a job, shown with the event's jobs.
 
 use chrono::{DateTime, TimeDelta, Utc};
-use diesel::prelude::*;
+use diesel::pg::Pg;
+use diesel::query_builder::{AstPass, QueryFragment};
+use diesel::sql_types::{Bool, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::QueryResult;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
 use super::jobs::Job;
-use crate::db::schema::execution_details;
+use crate::db::unnest::{bind_arrays, static_query_id};
 use crate::error::AppResult;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,31 +112,61 @@ impl Detail {
 /// Inserts `details` in one statement. They get consecutive microsecond timestamps from `now`, so
 /// their order reads back as it was written.
 pub async fn insert_details(conn: &mut AsyncPgConnection, details: &[Detail], now: DateTime<Utc>) -> AppResult<()> {
-    if details.is_empty() {
-        return Ok(());
-    }
-    let rows: Vec<_> = details
-        .iter()
-        .enumerate()
-        .map(|(index, detail)| {
-            (
-                execution_details::id.eq(Uuid::now_v7()),
-                execution_details::environment_id.eq(detail.environment_id),
-                execution_details::job_id.eq(detail.job_id),
-                execution_details::notification_id.eq(detail.notification_id),
-                execution_details::subscriber_id.eq(detail.subscriber_id),
-                execution_details::status.eq(detail.status.as_str()),
-                execution_details::detail.eq(&detail.detail),
-                execution_details::source.eq(detail.source.as_str()),
-                execution_details::is_retry.eq(detail.is_retry),
-                execution_details::provider_id.eq(&detail.provider_id),
-                execution_details::raw.eq(&detail.raw),
-                execution_details::created_at.eq(now + TimeDelta::microseconds(index as i64)),
-            )
-        })
-        .collect();
-    for chunk in rows.chunks(4_000) {
-        diesel::insert_into(execution_details::table).values(chunk).execute(conn).await?;
+    if !details.is_empty() {
+        DetailColumns::of(details, now).execute(conn).await?;
     }
     Ok(())
+}
+
+/// The details to insert, column by column (one `unnest` statement: see `db::unnest`).
+struct DetailColumns<'a> {
+    id: Vec<Uuid>,
+    environment_id: Vec<Uuid>,
+    job_id: Vec<Uuid>,
+    notification_id: Vec<Uuid>,
+    subscriber_id: Vec<Uuid>,
+    status: Vec<&'static str>,
+    detail: Vec<&'a str>,
+    source: Vec<&'static str>,
+    is_retry: Vec<bool>,
+    provider_id: Vec<Option<&'a str>>,
+    raw: Vec<Option<&'a str>>,
+    created_at: Vec<DateTime<Utc>>,
+}
+
+impl<'a> DetailColumns<'a> {
+    fn of(details: &'a [Detail], now: DateTime<Utc>) -> Self {
+        Self {
+            id: details.iter().map(|_| Uuid::now_v7()).collect(),
+            environment_id: details.iter().map(|detail| detail.environment_id).collect(),
+            job_id: details.iter().map(|detail| detail.job_id).collect(),
+            notification_id: details.iter().map(|detail| detail.notification_id).collect(),
+            subscriber_id: details.iter().map(|detail| detail.subscriber_id).collect(),
+            status: details.iter().map(|detail| detail.status.as_str()).collect(),
+            detail: details.iter().map(|detail| detail.detail.as_str()).collect(),
+            source: details.iter().map(|detail| detail.source.as_str()).collect(),
+            is_retry: details.iter().map(|detail| detail.is_retry).collect(),
+            provider_id: details.iter().map(|detail| detail.provider_id.as_deref()).collect(),
+            raw: details.iter().map(|detail| detail.raw.as_deref()).collect(),
+            created_at: (0..details.len()).map(|index| now + TimeDelta::microseconds(index as i64)).collect(),
+        }
+    }
+}
+
+static_query_id!(DetailColumns);
+
+impl QueryFragment<Pg> for DetailColumns<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql(
+            "INSERT INTO execution_details (id, environment_id, job_id, notification_id, subscriber_id, status, \
+             detail, source, is_retry, provider_id, raw, created_at) SELECT * FROM unnest(",
+        );
+        bind_arrays!(out;
+            SqlUuid: self.id, SqlUuid: self.environment_id, SqlUuid: self.job_id, SqlUuid: self.notification_id,
+            SqlUuid: self.subscriber_id, Text: self.status, Text: self.detail, Text: self.source, Bool: self.is_retry,
+            Nullable<Text>: self.provider_id, Nullable<Text>: self.raw, Timestamptz: self.created_at,
+        );
+        out.push_sql(")");
+        Ok(())
+    }
 }

@@ -3,7 +3,7 @@
 use tonic::{Request, Response, Status};
 
 use super::accept;
-use crate::domain::tenancy::{self, Environment};
+use crate::domain::tenancy::Environment;
 use crate::proto::herald::v1 as pb;
 use crate::wire::format_timestamp;
 
@@ -28,8 +28,7 @@ impl pb::environments_service_server::EnvironmentsService for EnvironmentsGrpc {
         request: Request<pb::GetCurrentEnvironmentRequest>,
     ) -> Result<Response<pb::GetCurrentEnvironmentResponse>, Status> {
         let (tenant, _) = accept(request)?;
-        let mut conn = self.state.connection().await?;
-        let environment = tenancy::get_environment(&mut conn, tenant.environment_id).await?;
+        let environment = self.state.environments.get(&self.state.pool, tenant.environment_id).await?;
         Ok(Response::new(pb::GetCurrentEnvironmentResponse { environment: Some(environment.into()) }))
     }
 }

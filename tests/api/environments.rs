@@ -52,3 +52,19 @@ async fn a_request_id_sent_by_the_client_is_echoed() {
     let response = server.get("/v1/environments/me").header("x-request-id", "trace-me-42").send().await.unwrap();
     assert_eq!(response.headers()["x-request-id"], "trace-me-42");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_authenticated_read_of_the_environment_needs_no_database_connection_once_cached() {
+    let server = TestServer::start_api_only().await;
+    let first = server.get_json("/v1/environments/me").await;
+    assert_eq!(first.0, 200, "{}", first.1);
+    // The test holds every connection of the server's pool: a read that needed one would wait for it.
+    let mut held = Vec::new();
+    for _ in 0..server.pool.status().max_size {
+        held.push(server.pool.get().await.expect("a pooled connection"));
+    }
+    let again = tokio::time::timeout(std::time::Duration::from_secs(5), server.get_json("/v1/environments/me"))
+        .await
+        .expect("answered while no database connection was free");
+    assert_eq!(again, first);
+}

@@ -114,7 +114,9 @@ async fn series_move_by_exactly_the_traffic_sent() {
     assert_eq!(moved(requests, &[("protocol", "grpc"), grpc_route, ("status", "ok")]), 1.0);
     assert_eq!(moved(requests, &[("protocol", "grpc"), ("route", "unmatched"), ("status", "unimplemented")]), 1.0);
 
-    assert_eq!(moved("herald_jobs_total", &[("step_type", "trigger"), ("event", "claimed")]), 4.0);
+    // Trigger jobs are written completed when the trigger is stored: no worker claims them.
+    assert_eq!(moved("herald_jobs_total", &[("step_type", "trigger"), ("event", "claimed")]), 0.0);
+    assert_eq!(moved("herald_jobs_total", &[("step_type", "in_app"), ("event", "claimed")]), 3.0);
     assert_eq!(moved("herald_jobs_total", &[("step_type", "in_app"), ("event", "completed")]), 3.0);
     assert_eq!(moved("herald_jobs_total", &[("step_type", "chat"), ("event", "completed")]), 1.0);
     assert_eq!(moved("herald_ingest_batch_triggers_sum", &[]), 4.0, "every stored trigger is in one batch");

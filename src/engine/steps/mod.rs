@@ -304,13 +304,19 @@ pub async fn run_job(shared: &WorkerShared, input: StepInput<'_>, previous_statu
     outcome
 }
 
+/// A trigger job queued before trigger jobs were written completed at ingest (`trigger::fanout`): it
+/// only records the trigger.
 fn run_trigger(input: &StepInput<'_>) -> Outcome {
     let job = input.job;
-    let workflow = input.workflow().map_or("the workflow".to_string(), |w| format!("workflow {}", w.identifier));
-    let subscriber = input.subscriber().map_or(String::new(), |s| format!(" for subscriber {}", s.subscriber_id));
-    Outcome::completed(job).detail(Detail::internal(
-        job,
-        DetailStatus::Success,
-        format!("Triggered {workflow}{subscriber}"),
-    ))
+    let workflow = input.workflow().map(|workflow| workflow.identifier.as_str());
+    let subscriber = input.subscriber().map(|subscriber| subscriber.subscriber_id.as_str());
+    Outcome::completed(job).detail(Detail::internal(job, DetailStatus::Success, triggered_text(workflow, subscriber)))
+}
+
+/// The execution detail of a trigger job.
+pub fn triggered_text(workflow_identifier: Option<&str>, subscriber_key: Option<&str>) -> String {
+    let workflow =
+        workflow_identifier.map_or("the workflow".to_string(), |identifier| format!("workflow {identifier}"));
+    let subscriber = subscriber_key.map_or(String::new(), |key| format!(" for subscriber {key}"));
+    format!("Triggered {workflow}{subscriber}")
 }

@@ -1,6 +1,9 @@
 //! One page of a fan-out, in one transaction: the lease checked and extended, the next members by
 //! keyset (subscriber id order, across the trigger's topics), their notifications inserted unless the
-//! trigger already has one for that subscriber, the new notifications' jobs, and the cursor moved.
+//! trigger already has one for that subscriber, the new notifications' jobs and trigger details, and the
+//! cursor moved.
+
+use std::collections::HashMap;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use diesel::prelude::*;
@@ -10,8 +13,11 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::Expansion;
-use crate::db::schema::{notifications, topic_fanouts};
-use crate::engine::trigger::store::insert_jobs;
+use crate::db::schema::topic_fanouts;
+use crate::engine::details::insert_details;
+use crate::engine::jobs::insert_jobs;
+use crate::engine::trigger::fanout::FanoutRows;
+use crate::engine::trigger::notifications::insert_notifications;
 use crate::error::{AppError, AppResult};
 
 /// Members read per page (and notifications per insert): large enough that a page's commit is cheap
@@ -84,33 +90,23 @@ pub async fn expand_page(
             .await?;
         let last = members.last().map(|member| member.id);
         let template = &expansion.template;
-        let rows: Vec<_> = members
+        let reached: Vec<&Member> =
+            members.iter().filter(|member| !member.deleted && !expansion.excluded.contains(&member.id)).collect();
+        let notifications: Vec<_> = reached
             .iter()
-            .filter(|member| !member.deleted && !expansion.excluded.contains(&member.id))
             .map(|member| {
                 template.notification(Uuid::now_v7(), member.id, json!({ "subscriberId": member.subscriber_id }))
             })
             .collect();
-        let inserted: Vec<(Uuid, Uuid)> = if rows.is_empty() {
-            Vec::new()
-        } else {
-            diesel::insert_into(notifications::table)
-                .values(&rows)
-                .on_conflict((
-                    notifications::environment_id,
-                    notifications::transaction_id,
-                    notifications::subscriber_id,
-                ))
-                .do_nothing()
-                .returning((notifications::id, notifications::subscriber_id))
-                .get_results(conn)
-                .await?
-        };
-        let mut jobs = Vec::with_capacity(inserted.len() * template.jobs.len());
+        let inserted = insert_notifications(conn, &notifications).await?;
+        let subscriber_keys: HashMap<Uuid, &str> =
+            reached.iter().map(|member| (member.id, member.subscriber_id.as_str())).collect();
+        let mut rows = FanoutRows::with_capacity(inserted.len(), template.jobs.len());
         for (notification_id, subscriber_id) in &inserted {
-            template.push_jobs(*notification_id, *subscriber_id, &mut jobs)?;
+            template.push_jobs(*notification_id, (*subscriber_id, subscriber_keys[subscriber_id]), &mut rows)?;
         }
-        insert_jobs(conn, &jobs).await?;
+        insert_jobs(conn, &rows.jobs).await?;
+        insert_details(conn, &rows.details, now).await?;
         let finished = (members.len() as i64) < PAGE_SIZE;
         diesel::update(topic_fanouts::table)
             .filter(topic_fanouts::id.eq(expansion.id))

@@ -1,7 +1,10 @@
-//! The rows one stored trigger becomes: a notification per recipient, each with its trigger job (due
-//! now) and a job per active step (waiting for the one before). What every recipient's rows share is
-//! an [`EventTemplate`]: built once per trigger, used at once for the direct recipients, and stored
-//! with a topic fan-out so that the members reached later get the event as it was triggered.
+//! The rows one stored trigger becomes: a notification per recipient, each with its trigger job and a
+//! job per active step. The trigger job is written completed, with its "Triggered" execution detail:
+//! it does nothing a worker must do, so the first step is due at once instead of waiting for a worker
+//! to claim, run and commit the trigger job (a claim and a commit per notification saved). The later
+//! steps wait for the one before. What every recipient's rows share is an [`EventTemplate`]: built once
+//! per trigger, used at once for the direct recipients, and stored with a topic fan-out so that the
+//! members reached later get the event as it was triggered.
 
 use std::collections::HashMap;
 
@@ -10,11 +13,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
+use super::notifications::NewNotification;
 use super::request::Recipient;
-use super::store::NewNotification;
 use super::PreparedTrigger;
+use crate::engine::details::{Detail, DetailStatus};
 use crate::engine::jobs::{self, Job};
-use crate::engine::steps::digest_key_value;
+use crate::engine::steps::{digest_key_value, triggered_text};
 use crate::error::{AppError, AppResult};
 use crate::workflow::controls::{read, DigestControls};
 use crate::workflow::{JobKind, JobStatus, StepKind, StepSnapshot};
@@ -29,6 +33,9 @@ pub struct EventTemplate {
     pub organization_id: Uuid,
     pub transaction_id: String,
     pub workflow_id: Uuid,
+    /// The workflow's identifier, for the trigger job's detail (empty in templates stored before it was kept).
+    #[serde(default)]
+    pub workflow_identifier: String,
     pub payload: Value,
     pub overrides: Value,
     pub actor_subscriber_id: Option<Uuid>,
@@ -85,6 +92,7 @@ impl EventTemplate {
             organization_id: trigger.tenant.organization_id,
             transaction_id: trigger.transaction_id.clone(),
             workflow_id: workflow.id,
+            workflow_identifier: workflow.identifier.clone(),
             payload: trigger.payload.clone(),
             overrides: trigger.overrides.clone(),
             actor_subscriber_id,
@@ -98,18 +106,17 @@ impl EventTemplate {
         }
     }
 
-    /// The notification `notification_id` for `subscriber_id` and its jobs, appended to `notifications`
-    /// and `jobs`.
+    /// The notification `notification_id` for the subscriber `subscriber` and its jobs and detail,
+    /// appended to `rows`.
     pub fn push_rows(
         &self,
         notification_id: Uuid,
-        subscriber_id: Uuid,
+        subscriber: (Uuid, &str),
         to_recipient: Value,
-        notifications: &mut Vec<NewNotification>,
-        jobs: &mut Vec<Job>,
+        rows: &mut FanoutRows,
     ) -> AppResult<()> {
-        notifications.push(self.notification(notification_id, subscriber_id, to_recipient));
-        self.push_jobs(notification_id, subscriber_id, jobs)
+        rows.notifications.push(self.notification(notification_id, subscriber.0, to_recipient));
+        self.push_jobs(notification_id, subscriber, rows)
     }
 
     /// The notification `notification_id` for `subscriber_id`.
@@ -131,15 +138,21 @@ impl EventTemplate {
             severity: self.severity.clone(),
             critical: self.critical,
             created_at: self.accepted_at,
-            updated_at: self.accepted_at,
         }
     }
 
-    /// The jobs of the notification `notification_id` (of `subscriber_id`), appended to `jobs`.
-    pub fn push_jobs(&self, notification_id: Uuid, subscriber_id: Uuid, jobs: &mut Vec<Job>) -> AppResult<()> {
+    /// The jobs of the notification `notification_id` for the subscriber `subscriber` (internal id,
+    /// subscriberId), and the trigger job's detail, appended to `rows`.
+    pub fn push_jobs(&self, notification_id: Uuid, subscriber: (Uuid, &str), rows: &mut FanoutRows) -> AppResult<()> {
+        let (subscriber_id, subscriber_key) = subscriber;
         for (position, template) in self.jobs.iter().enumerate() {
             let kind: JobKind = template.kind.parse().map_err(AppError::internal)?;
-            jobs.push(Job {
+            let (status, run_at) = match position {
+                0 => (JobStatus::Completed, self.accepted_at),
+                1 => (JobStatus::Queued, self.accepted_at),
+                _ => (JobStatus::Pending, jobs::waiting_run_at()),
+            };
+            rows.jobs.push(Job {
                 id: Uuid::now_v7(),
                 environment_id: self.environment_id,
                 organization_id: self.organization_id,
@@ -149,8 +162,8 @@ impl EventTemplate {
                 step_id: template.step_id,
                 kind,
                 position: position as i32,
-                status: if position == 0 { JobStatus::Queued } else { JobStatus::Pending },
-                run_at: if position == 0 { self.accepted_at } else { jobs::waiting_run_at() },
+                status,
+                run_at,
                 lease_owner: None,
                 attempts: 0,
                 max_attempts: crate::providers::DEFAULT_MAX_ATTEMPTS as i32,
@@ -168,24 +181,47 @@ impl EventTemplate {
                 updated_at: self.accepted_at,
                 result: None,
             });
+            if position == 0 {
+                let trigger_job = rows.jobs.last().expect("just pushed");
+                let workflow = Some(self.workflow_identifier.as_str()).filter(|identifier| !identifier.is_empty());
+                let text = triggered_text(workflow, Some(subscriber_key));
+                rows.details.push(Detail::internal(trigger_job, DetailStatus::Success, text));
+            }
         }
         Ok(())
     }
 }
 
-/// The notifications and jobs of `trigger`'s direct recipients, appended to `notifications` and `jobs`.
+/// The rows a set of recipients becomes: notifications, their jobs, and the trigger jobs' details.
+#[derive(Debug, Default)]
+pub struct FanoutRows {
+    pub notifications: Vec<NewNotification>,
+    pub jobs: Vec<Job>,
+    pub details: Vec<Detail>,
+}
+
+impl FanoutRows {
+    pub fn with_capacity(recipients: usize, jobs_each: usize) -> Self {
+        Self {
+            notifications: Vec::with_capacity(recipients),
+            jobs: Vec::with_capacity(recipients * jobs_each),
+            details: Vec::with_capacity(recipients),
+        }
+    }
+}
+
+/// The rows of `trigger`'s direct recipients, appended to `rows`.
 pub fn fanout_rows(
     trigger: &PreparedTrigger,
     template: &EventTemplate,
     subscriber_ids: &SubscriberIds,
-    notifications: &mut Vec<NewNotification>,
-    jobs: &mut Vec<Job>,
+    rows: &mut FanoutRows,
 ) -> AppResult<()> {
     let environment_id = trigger.tenant.environment_id;
     for recipient in &trigger.recipients {
         let subscriber_id = subscriber_ids[&(environment_id, recipient.subscriber_id.clone())];
         let to_recipient = recipient_as_sent(&trigger.to, &recipient.subscriber_id);
-        template.push_rows(Uuid::now_v7(), subscriber_id, to_recipient, notifications, jobs)?;
+        template.push_rows(Uuid::now_v7(), (subscriber_id, recipient.subscriber_id.as_str()), to_recipient, rows)?;
     }
     Ok(())
 }

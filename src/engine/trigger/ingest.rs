@@ -22,13 +22,16 @@ use diesel_async::{AsyncConnection, AsyncPgConnection};
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 use uuid::Uuid;
 
-use super::fanout::{fanout_rows, EventTemplate};
+use super::fanout::{fanout_rows, EventTemplate, FanoutRows};
+use super::notifications::insert_notifications;
 use super::request::{SubscriberInput, TenantReference};
 use super::store::{self, NewTopicFanout, TenantUpsert};
 use super::{PreparedTrigger, TriggerOutcome, TriggerStatus};
 use crate::db::DbPool;
 use crate::domain::subscribers::upsert_credentials;
 use crate::domain::tenancy::Tenant;
+use crate::engine::details::insert_details;
+use crate::engine::jobs::insert_jobs;
 use crate::engine::wake::Wakeup;
 use crate::error::{AppError, AppResult};
 use crate::metrics::Metrics;
@@ -299,8 +302,7 @@ async fn store_fanout(
         }
     }
     let recipients: usize = stored.iter().map(|trigger| trigger.recipients.len()).sum();
-    let mut notifications = Vec::with_capacity(recipients);
-    let mut jobs = Vec::with_capacity(recipients * 2);
+    let mut rows = FanoutRows::with_capacity(recipients, 2);
     let mut topic_fanouts = Vec::new();
     for trigger in stored {
         let tenant_id = trigger.tenant_reference.as_ref().map(|reference| {
@@ -312,12 +314,19 @@ async fn store_fanout(
             .as_ref()
             .map(|actor| subscriber_ids[&(trigger.tenant.environment_id, actor.subscriber_id.clone())]);
         let template = EventTemplate::of(trigger, actor_id, tenant_id);
-        fanout_rows(trigger, &template, &subscriber_ids, &mut notifications, &mut jobs)?;
+        fanout_rows(trigger, &template, &subscriber_ids, &mut rows)?;
         if !trigger.topic_keys.is_empty() {
             topic_fanouts.push(NewTopicFanout::of(template, &trigger.topic_keys, &trigger.exclude)?);
         }
     }
-    store::insert_fanout(conn, &notifications, &jobs).await?;
+    // Every transactionId here was claimed by this transaction, so no notification can exist already;
+    // one skipped anyway would leave its jobs pointing nowhere.
+    let inserted = insert_notifications(conn, &rows.notifications).await?;
+    if inserted.len() != rows.notifications.len() {
+        return Err(AppError::internal("a notification of a newly claimed transactionId already existed"));
+    }
+    insert_jobs(conn, &rows.jobs).await?;
+    insert_details(conn, &rows.details, now).await?;
     store::insert_topic_fanouts(conn, &topic_fanouts).await
 }
 

@@ -6,6 +6,7 @@
 
 pub(crate) mod fanout;
 pub mod ingest;
+pub(crate) mod notifications;
 mod payload;
 pub mod request;
 pub(crate) mod store;

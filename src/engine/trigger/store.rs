@@ -1,6 +1,6 @@
 //! The writes of a batch of triggers, each one statement whatever the number of triggers and
-//! recipients: the transaction id claims, tenant lookups and upserts, subscriber upserts,
-//! notifications and jobs.
+//! recipients: the transaction id claims, tenant lookups and upserts, subscriber upserts and topic
+//! fan-outs (notifications and jobs: `notifications`, `jobs::insert_jobs`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -13,13 +13,9 @@ use uuid::Uuid;
 
 use super::fanout::EventTemplate;
 use super::request::SubscriberInput;
-use crate::db::schema::{jobs, notifications, topic_fanouts, trigger_transactions, workflows};
+use crate::db::schema::{topic_fanouts, trigger_transactions, workflows};
 use crate::domain::tenancy::Tenant;
-use crate::engine::jobs::Job;
 use crate::error::{AppError, AppResult};
-
-/// Rows per multi-row INSERT: PostgreSQL allows 65,535 bind parameters; a job has 28 columns.
-const INSERT_CHUNK: usize = 2_000;
 
 #[derive(QueryableByName)]
 struct TransactionKey {
@@ -226,49 +222,6 @@ pub async fn upsert_tenants(
     .load(conn)
     .await?;
     Ok(rows.into_iter().map(|row| ((row.environment_id, row.key), row.id)).collect())
-}
-
-/// A notification row as the trigger creates it.
-#[derive(Debug, Clone, Insertable)]
-#[diesel(table_name = notifications)]
-pub struct NewNotification {
-    pub id: Uuid,
-    pub environment_id: Uuid,
-    pub organization_id: Uuid,
-    pub workflow_id: Uuid,
-    pub subscriber_id: Uuid,
-    pub transaction_id: String,
-    pub payload: Value,
-    pub overrides: Value,
-    pub actor_subscriber_id: Option<Uuid>,
-    pub tenant_id: Option<Uuid>,
-    pub tags: Vec<String>,
-    pub to_recipient: Value,
-    pub channels: Vec<String>,
-    pub severity: String,
-    pub critical: bool,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
-}
-
-/// Inserts the notifications and their jobs in multi-row statements.
-pub async fn insert_fanout(
-    conn: &mut AsyncPgConnection,
-    notifications: &[NewNotification],
-    jobs: &[Job],
-) -> AppResult<()> {
-    for chunk in notifications.chunks(INSERT_CHUNK) {
-        diesel::insert_into(notifications::table).values(chunk).execute(conn).await?;
-    }
-    insert_jobs(conn, jobs).await
-}
-
-/// Inserts jobs in multi-row statements.
-pub async fn insert_jobs(conn: &mut AsyncPgConnection, jobs: &[Job]) -> AppResult<()> {
-    for chunk in jobs.chunks(INSERT_CHUNK) {
-        diesel::insert_into(jobs::table).values(chunk).execute(conn).await?;
-    }
-    Ok(())
 }
 
 /// The fan-out of a trigger to its topics, queued in the transaction that stores the trigger.

@@ -122,3 +122,19 @@ async fn the_next_trigger_runs_the_workflow_as_last_saved() {
     let (status, answer) = trigger(&server, json!({"name": "live", "to": "a"})).await;
     assert_eq!((status, answer["message"].as_str()), (422, Some("workflow_not_found")), "{answer}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stored_trigger_has_its_trigger_job_completed_and_its_first_step_due_with_no_worker_running() {
+    let server = TestServer::start_api_only().await;
+    create_workflow(&server, "two-steps", json!([in_app_step(), in_app_step()])).await;
+    let transaction_id = trigger_processed(&server, json!({"name": "two-steps", "to": "ada"})).await;
+
+    let events = events_of(&server, &transaction_id).await;
+    let jobs = events[0]["jobs"].as_array().unwrap();
+    let statuses: Vec<(&str, &str)> =
+        jobs.iter().map(|job| (job["type"].as_str().unwrap(), job["status"].as_str().unwrap())).collect();
+    assert_eq!(statuses, [("trigger", "completed"), ("in_app", "queued"), ("in_app", "pending")], "{jobs:?}");
+    assert_eq!(details(job(&events[0], "trigger")), ["Triggered workflow two-steps for subscriber ada"]);
+    let due_now = "jobs WHERE position = 1 AND run_at <= created_at AND status = 'queued'";
+    assert_eq!(count(&server, due_now).await, 1, "the first step is due when the trigger is stored");
+}

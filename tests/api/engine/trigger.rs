@@ -227,9 +227,9 @@ async fn a_thousand_recipients_get_a_notification_and_a_message_each() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn cancel_stops_the_jobs_not_yet_run_and_an_unknown_transaction_is_a_404() {
-    // No workers: the jobs stay queued and pending.
+    // No workers: the steps' jobs stay queued and pending (the trigger jobs were completed when stored).
     let server = TestServer::start_api_only().await;
-    create_workflow(&server, "later", json!([in_app_step()])).await;
+    create_workflow(&server, "later", json!([in_app_step(), in_app_step()])).await;
     let transaction_id = trigger_processed(&server, json!({"name": "later", "to": ["a", "b"]})).await;
     let cancel = || async {
         let response = server.request(Method::DELETE, &format!("/v1/events/trigger/{transaction_id}")).send().await;

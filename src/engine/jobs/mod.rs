@@ -1,6 +1,8 @@
 //! The job table as the engine uses it. Kinds, statuses and the step snapshot are the workflow
 //! model's types (`crate::workflow`).
 
+mod insert;
+
 use std::collections::HashSet;
 
 use chrono::{DateTime, TimeZone, Utc};
@@ -11,6 +13,8 @@ use uuid::Uuid;
 
 use crate::db::schema::jobs;
 use crate::workflow::{JobKind, JobStatus, StepSnapshot};
+
+pub use insert::insert_jobs;
 
 /// `run_at` of a job waiting for its predecessor: never due until the predecessor queues it.
 pub fn waiting_run_at() -> DateTime<Utc> {
