@@ -41,6 +41,10 @@ pub struct EventTemplate {
     pub accepted_at: DateTime<Utc>,
     /// The trigger job, then one per active step, in position order.
     pub jobs: Vec<JobTemplate>,
+    /// The triggering request's W3C `traceparent`, given to every job (absent from fan-outs stored
+    /// before traces existed).
+    #[serde(default)]
+    pub traceparent: Option<String>,
 }
 
 /// One job of every recipient.
@@ -95,6 +99,7 @@ impl EventTemplate {
             critical: workflow.critical,
             accepted_at: trigger.now,
             jobs,
+            traceparent: trigger.traceparent.clone(),
         }
     }
 
@@ -167,6 +172,7 @@ impl EventTemplate {
                 created_at: self.accepted_at,
                 updated_at: self.accepted_at,
                 result: None,
+                traceparent: self.traceparent.clone(),
             });
         }
         Ok(())
