@@ -96,7 +96,7 @@ fn exporting_to(receiver: &OtlpReceiver) -> Settings {
 /// The request's own lines (tower_http's) and the provider's answer (the channel step's) are debug lines.
 const DEBUG_LINES: &str = "info,tower_http=debug,herald::engine::steps=debug";
 
-fn find<'a>(spans: &'a [ExportedSpan], what: impl Fn(&ExportedSpan) -> bool) -> Option<&'a ExportedSpan> {
+fn find(spans: &[ExportedSpan], what: impl Fn(&ExportedSpan) -> bool) -> Option<&ExportedSpan> {
     spans.iter().find(|span| span.trace_id == TRACE_ID && what(span))
 }
 
