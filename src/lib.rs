@@ -19,5 +19,6 @@ pub mod rate_limit;
 pub mod rest;
 pub mod server;
 pub mod startup;
+pub mod telemetry;
 pub mod wire;
 pub mod workflow;

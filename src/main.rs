@@ -1,13 +1,13 @@
 //! The `herald` command: `serve` (default), `migrate` and `admin …`.
 
 use clap::{Parser, Subcommand};
-use herald::config::{init_tracing, EngineSettings, GlobalSettings};
+use herald::config::{EngineSettings, GlobalSettings};
 use herald::crypto::CredentialCipher;
 use herald::db::{run_migrations, Database};
 use herald::domain::tenancy;
 use herald::engine::{retention, Clock};
 use herald::startup::{self, StartOptions};
-use herald::{bootstrap, server};
+use herald::{bootstrap, server, telemetry};
 use uuid::Uuid;
 
 #[derive(Parser)]
@@ -64,10 +64,11 @@ enum AdminCommand {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    init_tracing(cli.global.log_format);
+    let telemetry = telemetry::init(cli.global.log_format)?;
     let database = Database::open(&cli.global.database).await?;
     let outcome = run(cli, &database).await;
     database.close();
+    telemetry.shutdown().await;
     outcome
 }
 

@@ -12,13 +12,15 @@ use tonic_health::pb::health_server::{Health as GrpcHealth, HealthServer};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
+use tracing::field::Empty;
+use tracing::Span;
 
 use crate::app::MAX_REQUEST_BYTES;
-use crate::error::render::{grpc_panic_response, not_found_fallback, render_errors, rest_panic_response};
+use crate::error::render::{grpc_panic_response, is_grpc, not_found_fallback, render_errors, rest_panic_response};
 use crate::grpc::Services;
 use crate::health::Health;
-use crate::metrics::requests::record_request;
-use crate::{auth, idempotency, rate_limit, rest};
+use crate::metrics::requests::{record_request, route_of};
+use crate::{auth, idempotency, rate_limit, rest, telemetry};
 
 /// Re-exported for `src/grpc/workflows.rs`, which still imports it from here; the state lives in `app`.
 use crate::app::AppState;
@@ -67,19 +69,40 @@ pub fn router(
         .fallback(not_found_fallback)
         .layer(from_fn_with_state(metrics, record_request))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID_HEADER))
-        .layer(TraceLayer::new_for_http().make_span_with(|request: &Request<Body>| {
-            let request_id =
-                request.headers().get(&REQUEST_ID_HEADER).and_then(|value| value.to_str().ok()).unwrap_or("");
-            // The authentication middleware fills in the environment once it knows it.
-            tracing::info_span!(
-                "request",
-                method = %request.method(),
-                path = %request.uri().path(),
-                request_id,
-                environment_id = tracing::field::Empty,
-            )
-        }))
+        .layer(TraceLayer::new_for_http().make_span_with(request_span))
         .layer(SetRequestIdLayer::new(REQUEST_ID_HEADER, MakeRequestUuid))
+}
+
+/// The span of one request, REST or gRPC: every log line of the request carries its fields, and with
+/// traces on it is exported, a child of the caller's `traceparent`.
+fn request_span(request: &Request<Body>) -> Span {
+    let request_id = request.headers().get(&REQUEST_ID_HEADER).and_then(|value| value.to_str().ok()).unwrap_or("");
+    // The authentication middleware fills in the environment once it knows it; the trace fields are
+    // filled only when traces are on.
+    let span = tracing::info_span!(
+        "request",
+        method = %request.method(),
+        path = %request.uri().path(),
+        request_id,
+        environment_id = Empty,
+        trace_id = Empty,
+        span_id = Empty,
+        otel.name = Empty,
+        otel.kind = Empty,
+    );
+    if telemetry::enabled() {
+        // Span names are low-cardinality: the route template (a REST path holds ids) or the gRPC method.
+        let grpc = is_grpc(request);
+        let name = match (route_of(request, grpc), grpc) {
+            (Some(method), true) => method.trim_start_matches('/').to_owned(),
+            (Some(route), false) => format!("{} {route}", request.method()),
+            (None, _) => request.method().to_string(),
+        };
+        span.record("otel.name", name.as_str());
+        span.record("otel.kind", "server");
+        telemetry::continue_from_headers(&span, request.headers());
+    }
+    span
 }
 
 /// What every REST route gets, authenticated or not: the contract's error bodies, panics as 500s,

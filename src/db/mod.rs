@@ -2,11 +2,12 @@
 
 pub mod batch;
 pub mod local_cluster;
+mod pool;
 pub mod schema;
 pub mod schema_domain;
 pub mod unnest;
 
-use diesel_async::pooled_connection::deadpool::{BuildError, Object, Pool};
+use diesel_async::pooled_connection::deadpool::{BuildError, Pool};
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
 use diesel_async::{AsyncConnection, AsyncMigrationHarness, AsyncPgConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
@@ -15,10 +16,7 @@ use futures_util::FutureExt;
 /// Every migration under `migrations/`, compiled into the binary.
 pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
 
-/// The shared pool of async PostgreSQL connections.
-pub type DbPool = Pool<AsyncPgConnection>;
-/// One connection checked out of the pool.
-pub type DbConn = Object<AsyncPgConnection>;
+pub use pool::{DbConn, DbPool};
 
 /// Builds a pool of at most `size` connections; connections are opened lazily.
 ///
@@ -31,7 +29,7 @@ pub fn build_pool(database_url: &str, size: usize) -> Result<DbPool, BuildError>
     config.recycling_method = RecyclingMethod::Fast;
     config.custom_setup = Box::new(|url| establish_with_custom_plans(url).boxed());
     let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(database_url, config);
-    Pool::builder(manager).max_size(size).build()
+    Pool::builder(manager).max_size(size).build().map(DbPool::new)
 }
 
 /// Opens a connection whose prepared statements are planned for their actual parameters every time.

@@ -218,6 +218,8 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         result -> Nullable<Jsonb>,
+        /// W3C `traceparent` of the triggering request: the parent of the job's span.
+        traceparent -> Nullable<Text>,
     }
 }
 

@@ -45,7 +45,7 @@ impl EngineContext {
     pub async fn start(pool: &crate::db::DbPool, clock: Clock) -> error::AppResult<Self> {
         let wake_channel = wake::wake_channel(&mut *pool.get().await?).await?;
         let wakeup = wake::Wakeup::start(pool.clone(), wake_channel.clone());
-        let metrics = Arc::new(Metrics::default());
+        let metrics = Arc::new(Metrics::new(pool));
         let ingest = trigger::ingest::Ingest::start(pool.clone(), wakeup.clone(), metrics.clone());
         Ok(Self { clock, wake_channel, wakeup, workflows: WorkflowCache::default(), ingest, metrics })
     }

@@ -16,7 +16,8 @@
 //! - `herald_jobs{status}` and `herald_oldest_due_job_age_seconds`: the queue, read at each scrape
 //!   (the age is the one number to alert on: work is due and nobody runs it);
 //! - `herald_delivery_attempt_duration_seconds{provider, outcome}`: provider calls;
-//! - `herald_db_pool_connections{state}`, `herald_db_pool_waiting`: the connection pool;
+//! - `herald_db_pool_connections{state}`, `herald_db_pool_waiting`, `herald_db_pool_wait_seconds`: the
+//!   connection pool (the histogram: how long each checkout waited for a connection);
 //! - `process_resident_memory_bytes`, `process_cpu_seconds_total`.
 
 mod process;
@@ -33,6 +34,8 @@ use prometheus_client::registry::Registry;
 
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
+
+use crate::db::DbPool;
 
 /// A histogram family with its buckets.
 type Histograms<L> = Family<L, Histogram, fn() -> Histogram>;
@@ -102,8 +105,9 @@ fn delivery_buckets() -> Histogram {
     Histogram::new(exponential_buckets(0.005, 2.0, 14))
 }
 
-impl Default for Metrics {
-    fn default() -> Self {
+impl Metrics {
+    /// The metrics of a process whose connections come from `pool`.
+    pub fn new(pool: &DbPool) -> Self {
         let mut registry = Registry::default();
         let requests: Histograms<RequestLabels> = Family::new_with_constructor(request_buckets);
         registry.register("herald_request_duration_seconds", "Requests, REST and gRPC", requests.clone());
@@ -145,6 +149,11 @@ impl Default for Metrics {
         );
         let pool_waiting = Gauge::default();
         registry.register("herald_db_pool_waiting", "Tasks waiting for a pooled connection", pool_waiting.clone());
+        registry.register(
+            "herald_db_pool_wait_seconds",
+            "How long each checkout waited for a pooled connection",
+            pool.wait_seconds(),
+        );
         registry.register_collector(Box::new(process::ProcessCollector));
         Self {
             registry,
@@ -160,9 +169,7 @@ impl Default for Metrics {
             pool_waiting,
         }
     }
-}
 
-impl Metrics {
     pub fn request(&self, labels: RequestLabels, elapsed: Duration) {
         self.requests.get_or_create(&labels).observe(elapsed.as_secs_f64());
     }

@@ -20,11 +20,7 @@ pub async fn record_request(State(metrics): State<Arc<Metrics>>, request: Reques
         .get(http::header::CONTENT_TYPE)
         .is_some_and(|value| value.as_bytes().starts_with(b"application/grpc"));
     let method = method_label(request.method());
-    let route = request.extensions().get::<MatchedPath>().map(|template| match grpc {
-        // A gRPC service is mounted at `/<service>/{*method}`: the full path names the method.
-        true => request.uri().path().to_owned(),
-        false => template.as_str().to_owned(),
-    });
+    let route = route_of(&request, grpc);
     let response = next.run(request).await;
     let labels = if grpc {
         let code = grpc_code(&response);
@@ -40,6 +36,16 @@ pub async fn record_request(State(metrics): State<Arc<Metrics>>, request: Reques
 }
 
 const UNMATCHED: &str = "unmatched";
+
+/// The route template a REST request matched (`/v1/subscribers/{subscriber_id}`), or the full path of a
+/// gRPC method; `None` for a path Herald does not serve. Never the raw REST path, which holds ids.
+pub fn route_of<B>(request: &http::Request<B>, grpc: bool) -> Option<String> {
+    request.extensions().get::<MatchedPath>().map(|template| match grpc {
+        // A gRPC service is mounted at `/<service>/{*method}`: the full path names the method.
+        true => request.uri().path().to_owned(),
+        false => template.as_str().to_owned(),
+    })
+}
 
 /// The standard methods by name; anything a client invents is `other`.
 fn method_label(method: &Method) -> &'static str {

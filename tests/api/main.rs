@@ -1,5 +1,6 @@
 //! End-to-end tests: real PostgreSQL, real HTTP and gRPC over loopback.
 
+mod process;
 mod support;
 
 mod activity_fixtures;
@@ -23,6 +24,7 @@ mod providers;
 mod rate_limits;
 mod subscribers;
 mod topics;
+mod traces;
 mod webhooks;
 mod workflows;
 mod zero_config;

@@ -129,6 +129,12 @@ async fn series_move_by_exactly_the_traffic_sent() {
     assert_eq!(settled.value("herald_queued_jobs", &[("status", "running")]), 0.0);
     assert!(after.has("herald_oldest_due_job_age_seconds"));
     assert_eq!(after.value("herald_db_pool_connections", &[("state", "max")]), 8.0);
+    // Every checkout is timed: at least the two subscriber reads, a trigger batch and a worker's claim.
+    assert!(moved("herald_db_pool_wait_seconds_count", &[]) >= 4.0);
+    assert_eq!(
+        after.value("herald_db_pool_wait_seconds_bucket", &[("le", "+Inf")]),
+        after.value("herald_db_pool_wait_seconds_count", &[])
+    );
     assert!(after.value("process_resident_memory_bytes", &[]) > 1_000_000.0);
     assert!(after.has("process_cpu_seconds_total"));
     for id in ["subscriber-0", "tx-0", "chatty", &server.environment_id.to_string()] {

@@ -50,6 +50,7 @@ struct JobColumns<'a> {
     created_at: Vec<DateTime<Utc>>,
     updated_at: Vec<DateTime<Utc>>,
     result: Vec<Option<&'a Value>>,
+    traceparent: Vec<Option<&'a str>>,
 }
 
 impl<'a> JobColumns<'a> {
@@ -82,6 +83,7 @@ impl<'a> JobColumns<'a> {
             created_at: jobs.iter().map(|job| job.created_at).collect(),
             updated_at: jobs.iter().map(|job| job.updated_at).collect(),
             result: jobs.iter().map(|job| job.result.as_ref()).collect(),
+            traceparent: jobs.iter().map(|job| job.traceparent.as_deref()).collect(),
         }
     }
 }
@@ -94,7 +96,7 @@ impl QueryFragment<Pg> for JobColumns<'_> {
             "INSERT INTO jobs (id, environment_id, organization_id, notification_id, subscriber_id, workflow_id, \
              step_id, type, position, status, run_at, lease_owner, attempts, max_attempts, provider_id, payload, \
              overrides, step, digest, digest_key, digested_into_job_id, schedule_extensions_count, transaction_id, \
-             error, created_at, updated_at, result) SELECT * FROM unnest(",
+             error, created_at, updated_at, result, traceparent) SELECT * FROM unnest(",
         );
         bind_arrays!(out;
             SqlUuid: self.id, SqlUuid: self.environment_id, SqlUuid: self.organization_id,
@@ -105,7 +107,7 @@ impl QueryFragment<Pg> for JobColumns<'_> {
             Jsonb: self.step, Nullable<Jsonb>: self.digest, Nullable<Text>: self.digest_key,
             Nullable<SqlUuid>: self.digested_into_job_id, Int4: self.schedule_extensions_count,
             Text: self.transaction_id, Nullable<Text>: self.error, Timestamptz: self.created_at,
-            Timestamptz: self.updated_at, Nullable<Jsonb>: self.result,
+            Timestamptz: self.updated_at, Nullable<Jsonb>: self.result, Nullable<Text>: self.traceparent,
         );
         out.push_sql(")");
         Ok(())

@@ -56,6 +56,9 @@ pub struct Job {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub result: Option<Value>,
+    /// The triggering request's W3C `traceparent` (`None` when tracing was off), inherited by every job
+    /// of the trigger.
+    pub traceparent: Option<String>,
 }
 
 /// Which of `ids` are still running under `owner`'s lease, locked until the transaction ends: only

@@ -10,6 +10,8 @@ use uuid::Uuid;
 
 use std::time::{Duration, Instant};
 
+use tracing::Instrument;
+
 use super::delivery::{self, Prepared};
 use super::device_answers;
 use super::integration_choice::{self, Choice};
@@ -156,18 +158,28 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel)
         Err(unsupported) => return with_provider(record_answer(input, job, attempt, Err(unsupported))),
     };
     let metrics = &shared.engine.metrics;
+    let call = tracing::info_span!(
+        "provider_call",
+        provider_id = %provider_id,
+        channel = channel.as_str(),
+        outcome = tracing::field::Empty
+    );
     let started = Instant::now();
     let outcome = if channel == Channel::Push {
-        let answers = provider.send_each(&delivery).await;
+        let answers = provider.send_each(&delivery).instrument(call.clone()).await;
         for device in &answers {
             metrics.delivery_attempt(&provider_id, answer_label(&device.answer), started.elapsed());
         }
+        let sent = answers.iter().filter(|device| device.answer.is_ok()).count();
+        call.record("outcome", format!("{sent} of {} devices sent", answers.len()));
         device_answers::record(input, job, attempt, answers)
     } else {
-        let answer = provider.send(&delivery).await;
+        let answer = provider.send(&delivery).instrument(call.clone()).await;
         metrics.delivery_attempt(&provider_id, answer_label(&answer), started.elapsed());
+        call.record("outcome", answer_label(&answer));
         record_answer(input, job, attempt, answer)
     };
+    call.in_scope(|| tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "provider answered"));
     with_provider(outcome)
 }
 

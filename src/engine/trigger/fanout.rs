@@ -48,6 +48,10 @@ pub struct EventTemplate {
     pub accepted_at: DateTime<Utc>,
     /// The trigger job, then one per active step, in position order.
     pub jobs: Vec<JobTemplate>,
+    /// The triggering request's W3C `traceparent`, given to every job (absent from fan-outs stored
+    /// before traces existed).
+    #[serde(default)]
+    pub traceparent: Option<String>,
 }
 
 /// One job of every recipient.
@@ -103,6 +107,7 @@ impl EventTemplate {
             critical: workflow.critical,
             accepted_at: trigger.now,
             jobs,
+            traceparent: trigger.traceparent.clone(),
         }
     }
 
@@ -180,6 +185,7 @@ impl EventTemplate {
                 created_at: self.accepted_at,
                 updated_at: self.accepted_at,
                 result: None,
+                traceparent: self.traceparent.clone(),
             });
             if position == 0 {
                 let trigger_job = rows.jobs.last().expect("just pushed");

@@ -28,6 +28,7 @@ use crate::db::DbPool;
 use crate::domain::tenancy::Tenant;
 use crate::domain::workflows::StoredWorkflow;
 use crate::error::{AppError, AppResult};
+use crate::telemetry;
 use crate::workflow::{JobKind, JobStatus, StepKind};
 pub use request::{Recipient, SubscriberInput, TenantReference, TriggerRequest};
 
@@ -102,6 +103,8 @@ pub struct PreparedTrigger {
     /// `to` as sent (each notification keeps its recipient's entry).
     to: Vec<Recipient>,
     now: DateTime<Utc>,
+    /// The W3C `traceparent` of the request's span, stored with the jobs (`None` when tracing is off).
+    traceparent: Option<String>,
 }
 
 impl PreparedTrigger {
@@ -177,6 +180,7 @@ async fn check(pool: &DbPool, engine: &EngineContext, tenant: Tenant, request: T
         tenant_reference,
         to,
         now,
+        traceparent: telemetry::current_traceparent(),
     })))
 }
 

@@ -23,6 +23,7 @@ use super::{retention, topic_fanout};
 use uuid::Uuid;
 
 use crate::error::{AppError, AppResult};
+use crate::telemetry;
 
 /// Runs the worker loops and the listener until `stop` turns true; in-flight batches finish first.
 pub async fn run_workers(shared: Arc<WorkerShared>, stop: watch::Receiver<bool>) {
@@ -129,14 +130,18 @@ async fn run_claimed(shared: &WorkerShared, claimed: &[claim::Claimed], now: Dat
     for claimed in claimed {
         let job = &claimed.job;
         let input = StepInput { job, batch: &batch, now };
-        // Every line a step logs names its job, environment and transactionId.
+        // Every line a step logs names its job, environment and transactionId (and with traces on, the
+        // trace of the request that triggered it, which the span continues).
         let span = tracing::info_span!(
             "job",
             job_id = %job.id,
             step_type = job.kind.as_str(),
             environment_id = %job.environment_id,
             transaction_id = %job.transaction_id,
+            trace_id = tracing::field::Empty,
+            span_id = tracing::field::Empty,
         );
+        telemetry::continue_from(&span, job.traceparent.as_deref());
         running.push(run_job(shared, input, claimed.previous_status).instrument(span));
     }
     while let Some(first) = running.next().await {

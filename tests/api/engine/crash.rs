@@ -1,7 +1,6 @@
 //! Durability with real processes: a server killed with SIGKILL mid-run loses no acknowledged trigger
 //! and delivers nothing twice after a restart; two worker processes on one database never run a job twice.
 
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,80 +10,10 @@ use futures_util::StreamExt;
 use serde_json::json;
 use tokio::sync::Mutex;
 
+use crate::process::{free_addr, prepare, wait_healthy, Herald};
 use crate::support::{fresh_schema_url, http_client};
 
 const TRIGGERS: usize = 2_000;
-
-struct Herald {
-    child: Child,
-}
-
-impl Herald {
-    fn start(database_url: &str, addr: &str, role: &str) -> Self {
-        Self::start_with(database_url, addr, role, &[])
-    }
-
-    fn start_with(database_url: &str, addr: &str, role: &str, settings: &[(&str, &str)]) -> Self {
-        let child = Command::new(env!("CARGO_BIN_EXE_herald"))
-            .envs(settings.iter().copied())
-            .env("DATABASE_URL", database_url)
-            .env("HERALD_ADDR", addr)
-            .env("HERALD_ROLE", role)
-            .env("HERALD_JOB_LEASE_SECS", "2")
-            .env("HERALD_WORKER_POLL_MS", "200")
-            .env("HERALD_SECRET_KEY", "c2VjcmV0LWtleS1mb3ItY3Jhc2gtdGVzdHMtMzJieXQ=")
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("herald starts");
-        Self { child }
-    }
-
-    fn kill(&mut self) {
-        // SIGKILL: no graceful shutdown, in-flight batches are lost mid-step.
-        self.child.kill().expect("kill -9");
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Herald {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_addr() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().to_string()
-}
-
-/// Migrates the schema and creates an environment through the binary; returns its API key.
-fn prepare(database_url: &str) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_herald"))
-        .env("DATABASE_URL", database_url)
-        .env("RUST_LOG", "warn")
-        .args(["admin", "create-environment", "--organization", "Crash", "--name", "test"])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .find_map(|l| l.strip_prefix("api key ").map(str::to_string))
-        .unwrap()
-}
-
-async fn wait_healthy(addr: &str) {
-    for _ in 0..200 {
-        if http_client().get(format!("http://{addr}/v1/environments/me")).send().await.is_ok() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("herald at {addr} did not start");
-}
 
 async fn post(addr: &str, key: &str, path: &str, body: serde_json::Value) -> Option<serde_json::Value> {
     let response = http_client()

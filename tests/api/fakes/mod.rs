@@ -17,6 +17,7 @@ pub mod mattermost;
 pub mod msteams;
 pub mod nexmo;
 pub mod one_signal;
+pub mod otlp;
 pub mod plivo;
 pub mod postmark;
 pub mod pusher_beams;
