@@ -19,6 +19,7 @@ mod integrations;
 mod limits;
 mod messages;
 mod metrics;
+mod openapi;
 mod providers;
 mod rate_limits;
 mod subscribers;

@@ -94,9 +94,12 @@ async fn assert_seeded_for_a_first_trigger(pid_file: &Path) {
     assert_eq!(welcome_steps, 1);
 }
 
+/// A free loopback address for the Herald process, whose answers the test support checks.
 fn free_addr() -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().to_string()
+    let addr = listener.local_addr().unwrap();
+    crate::support::register_api_port(addr);
+    addr.to_string()
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -55,9 +55,12 @@ impl Drop for Herald {
     }
 }
 
+/// A free loopback address for a Herald process, whose answers the test support checks.
 fn free_addr() -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().to_string()
+    let addr = listener.local_addr().unwrap();
+    crate::support::register_api_port(addr);
+    addr.to_string()
 }
 
 /// Migrates the schema and creates an environment through the binary; returns its API key.
