@@ -65,7 +65,7 @@ pub fn router(
     );
 
     public_grpc_routes(grpc_health)
-        .merge(rest_handling(health.routes()))
+        .merge(health.routes())
         .merge(herald_grpc)
         .merge(rest)
         .merge(webhooks)

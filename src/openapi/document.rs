@@ -180,10 +180,11 @@ fn responses(operation: &Operation, write: bool) -> Value {
         responses.insert(status.to_string(), answer);
     }
     for status in error_statuses(operation, write) {
-        let mut answer = json!({
-            "description": description(status),
-            "content": {"application/json": {"schema": reference(ERROR)}},
-        });
+        let mut answer = json!({"description": description(status)});
+        // A 414 comes from the HTTP layer, without a body.
+        if status != 414 {
+            answer["content"] = json!({"application/json": {"schema": reference(ERROR)}});
+        }
         if matches!(status, 429 | 503) {
             answer["headers"] = json!({"Retry-After": {
                 "description": "Seconds to wait before retrying.",
@@ -201,7 +202,9 @@ fn error_statuses(operation: &Operation, write: bool) -> Vec<u16> {
     if !operation.public {
         // Authentication, the rate limit, and failures of the server or its database.
         statuses.extend([401, 429, 500, 503]);
-        if !operation.query.is_empty() || write {
+        // Parameters and bodies are bounded (`check_bounds`).
+        let parameters = !operation.query.is_empty() || operation.path.contains('{');
+        if parameters || write {
             statuses.push(422);
         }
     }
@@ -212,6 +215,11 @@ fn error_statuses(operation: &Operation, write: bool) -> Vec<u16> {
     }
     if operation.request.is_some() {
         statuses.extend([400, 413, 415, 422]);
+    }
+    if !operation.query.is_empty() && !operation.public {
+        // Text the database cannot store (a NUL) is a 400; the HTTP layer refuses a request line over
+        // its limit (414) before any route runs.
+        statuses.extend([400, 414]);
     }
     statuses.sort_unstable();
     statuses.dedup();

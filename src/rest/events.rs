@@ -54,6 +54,7 @@ pub fn routes() -> ApiRoutes<Services> {
         .reshape("TriggerEventRequest", Reshape::Property("to", recipients_schema()))
         .reshape("TriggerEventRequest", Reshape::Property("actor", actor_schema()))
         .reshape("TriggerEventRequest", Reshape::Property("tenant", tenant_schema()))
+        .reshape("TriggerEventRequest", Reshape::Required(&["name", "to"]))
         .reshape("TriggerEventResponse", Reshape::Optional(&["error"]))
 }
 

@@ -9,7 +9,7 @@ use super::{grpc_request, json_response, parse_json_with_mask, JsonBody, RestRes
 use crate::domain::tenancy::Tenant;
 use crate::grpc::Services;
 use crate::openapi::schemas::{array_of, input, output};
-use crate::openapi::{ApiRoutes, Operation};
+use crate::openapi::{ApiRoutes, Operation, Reshape};
 use crate::proto::herald::v1 as pb;
 use pb::integrations_service_server::IntegrationsService;
 
@@ -47,6 +47,8 @@ pub fn routes() -> ApiRoutes<Services> {
         .add(update, update_integration)
         .add(delete, delete_integration)
         .add(primary, set_integration_as_primary)
+        .reshape("CreateIntegrationRequest", Reshape::Required(&["providerId", "channel"]))
+        .reshape("Integration", Reshape::Required(&["credentials"]))
 }
 
 async fn create_integration(

@@ -51,6 +51,7 @@ pub fn routes() -> ApiRoutes<Services> {
         .add(mark_as, mark_messages_as)
         .reshape("Message", Reshape::Nullable(&NULLABLE_MESSAGE_FIELDS))
         .reshape("Message", Reshape::Optional(&["contextKeys"]))
+        .reshape("Message", Reshape::Required(&["cta"]))
 }
 
 /// Spec fields of a Message that are "string or null": `null` when unset.

@@ -18,12 +18,15 @@ use crate::openapi::{ApiRoutes, Operation};
 use crate::proto::herald::v1 as pb;
 use pb::notifications_service_server::NotificationsService;
 
+/// Workflow `_id`s (UUIDs) name the templates to list.
+const UUID_PATTERN: &str = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+
 pub fn routes() -> ApiRoutes<Services> {
     const TAG: &str = "Notifications";
     let list = Operation::get("/v1/notifications", "listNotifications", TAG)
         .summary("Notification events, newest first, with their jobs and execution details")
         .query_list("channels", reference("StepType"))
-        .query_list("templates", limited_text("templates"))
+        .query_list("templates", json!({"type": "string", "pattern": UUID_PATTERN}))
         .query_list("emails", limited_text("emails"))
         .query_text("search")
         .query_list("subscriberIds", limited_text("subscriberIds"))

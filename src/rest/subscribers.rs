@@ -12,7 +12,7 @@ use super::{grpc_request, json_response, mask_of_keys, parse_json, parse_json_wi
 use crate::domain::tenancy::Tenant;
 use crate::error::AppError;
 use crate::grpc::Services;
-use crate::openapi::schemas::{input, output};
+use crate::openapi::schemas::{input, limited_text, output};
 use crate::openapi::{ApiRoutes, Operation, Reshape};
 use crate::proto::herald::v1 as pb;
 use pb::subscribers_service_server::SubscribersService;
@@ -60,6 +60,8 @@ pub fn routes() -> ApiRoutes<Services> {
         .body(input("UpdateSubscriberPreferencesRequest"))
         .answers(200, output("SubscriberPreferences"))
         .errors(&[404]);
+    let mut subscriber_id = limited_text("subscriberId");
+    subscriber_id["minLength"] = json!(1);
     // The boundary row's `_id`, or null at either end.
     let cursor = json!({"type": ["string", "null"]});
     ApiRoutes::new()
@@ -72,6 +74,9 @@ pub fn routes() -> ApiRoutes<Services> {
         .add(preferences, get_subscriber_preferences)
         .add(update_preferences, update_subscriber_preferences)
         .reshape("Subscriber", Reshape::Nullable(&NULLABLE_SUBSCRIBER_FIELDS))
+        .reshape("CreateSubscriberRequest", Reshape::Property("subscriberId", subscriber_id))
+        .reshape("CreateSubscriberRequest", Reshape::Required(&["subscriberId"]))
+        .reshape("UpsertSubscriberCredentialsRequest", Reshape::Required(&["providerId", "credentials"]))
         .reshape("SearchSubscribersResponse", Reshape::Property("next", cursor.clone()))
         .reshape("SearchSubscribersResponse", Reshape::Property("previous", cursor))
         .reshape("SearchSubscribersResponse", Reshape::Nullable(&["next", "previous"]))

@@ -29,7 +29,7 @@ pub fn routes() -> ApiRoutes<Services> {
     let list = Operation::get(TOPICS, "listTopics", TAG)
         .query("page", json!({"type": "integer", "minimum": 0, "default": 0}))
         .query("pageSize", json!({"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE, "default": 10}))
-        .query("key", key_schema())
+        .query_text("key")
         .answers(200, output("ListTopicsResponse"));
     let get = Operation::get(TOPIC, "getTopic", TAG).answers(200, output("Topic")).errors(&[404]);
     let rename = Operation::patch(TOPIC, "renameTopic", TAG)
@@ -52,6 +52,8 @@ pub fn routes() -> ApiRoutes<Services> {
         .answers(200, output("TopicSubscriber"))
         .errors(&[404]);
     let mut members = array_of(limited_text("subscriberId"));
+    members["minItems"] = json!(1);
+    members["items"]["minLength"] = json!(1);
     members["maxItems"] = json!(MAX_SUBSCRIBERS_PER_CALL);
     let name = json!({"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS});
     let mut routes = ApiRoutes::new()
@@ -64,6 +66,9 @@ pub fn routes() -> ApiRoutes<Services> {
         .add(remove, remove_topic_subscribers)
         .add(member, get_topic_subscriber)
         .reshape("CreateTopicRequest", Reshape::Property("key", key_schema()))
+        .reshape("CreateTopicRequest", Reshape::Required(&["key", "name"]))
+        .reshape("AddTopicSubscribersRequest", Reshape::Required(&["subscribers"]))
+        .reshape("RemoveTopicSubscribersRequest", Reshape::Required(&["subscribers"]))
         .reshape("CreateTopicRequest", Reshape::Property("name", name.clone()))
         .reshape("RenameTopicRequest", Reshape::Property("name", name))
         .reshape("AddTopicSubscribersRequest", Reshape::Property("subscribers", members.clone()))

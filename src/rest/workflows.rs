@@ -55,6 +55,7 @@ pub fn routes() -> ApiRoutes<Services> {
         .add(delete, delete_workflow)
         .reshape("WorkflowStepInput", Reshape::Property("_id", step_id))
         .reshape("WorkflowInput", Reshape::Property("steps", steps))
+        .reshape("Workflow", Reshape::Required(&["preferences"]))
 }
 
 async fn create_workflow(
