@@ -43,6 +43,8 @@ pub fn build(operations: &[Operation], reshapes: &[(&'static str, Reshape)]) -> 
     }
     let mut schemas = reachable(&paths, generator.schemas);
     schemas.insert(ERROR.into(), error_schema());
+    let mut paths = paths;
+    mark_required_bodies(&mut paths, &schemas);
     json!({
         "openapi": "3.1.0",
         "info": {
@@ -73,6 +75,19 @@ pub fn build(operations: &[Operation], reshapes: &[(&'static str, Reshape)]) -> 
 /// `{subscriber_id}`-style parameters of a document path, in camelCase as written there.
 fn path_parameters(path: &str) -> Vec<String> {
     path.split('{').skip(1).filter_map(|part| part.split_once('}').map(|(name, _)| name.to_string())).collect()
+}
+
+/// An empty body reads as `{}`, so a body is required only where its schema requires a field.
+fn mark_required_bodies(paths: &mut Value, schemas: &Map<String, Value>) {
+    for item in paths.as_object_mut().expect("paths").values_mut() {
+        for operation in item.as_object_mut().expect("a path item").values_mut() {
+            let Some(body) = operation.get_mut("requestBody") else { continue };
+            let schema = &body["content"]["application/json"]["schema"];
+            let schema = referenced_component(schema).and_then(|name| schemas.get(&name)).unwrap_or(schema);
+            let required = schema.get("required").and_then(Value::as_array).is_some_and(|fields| !fields.is_empty());
+            body["required"] = json!(required);
+        }
+    }
 }
 
 /// What a reshape may refer to.

@@ -29,7 +29,13 @@ pub fn routes() -> ApiRoutes<Services> {
         .summary("Trigger a workflow for its recipients")
         .body(input("TriggerEventRequest"))
         .answers(201, output("TriggerEventResponse"));
-    let mut events = array_of(input("TriggerEventRequest"));
+    // Each entry is a trigger as `triggerEvent` takes it; one the trigger would refuse gets an `error`
+    // result of its own, so any object is accepted here.
+    let trigger_schema = input("TriggerEventRequest")["$ref"].clone();
+    let mut events = array_of(json!({
+        "type": "object",
+        "description": format!("A trigger ({trigger_schema}); an invalid one is answered with an error result"),
+    }));
     events["maxItems"] = json!(MAX_BULK_TRIGGERS);
     let bulk = Operation::post("/v1/events/trigger/bulk", "triggerEventBulk", TAG)
         .summary("Trigger several events; one answer per event, in order")

@@ -27,7 +27,7 @@ pub fn routes() -> ApiRoutes<Services> {
         .answers(201, output("CreateTopicResponse"))
         .errors(&[409]);
     let list = Operation::get(TOPICS, "listTopics", TAG)
-        .query("page", json!({"type": "integer", "minimum": 0, "default": 0}))
+        .query("page", json!({"type": "integer", "minimum": 0, "maximum": i32::MAX, "default": 0}))
         .query("pageSize", json!({"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE, "default": 10}))
         .query_text("key")
         .answers(200, output("ListTopicsResponse"));
@@ -51,7 +51,8 @@ pub fn routes() -> ApiRoutes<Services> {
     let member = Operation::get("/v1/topics/{topic_key}/subscribers/{subscriber_id}", "getTopicSubscriber", TAG)
         .answers(200, output("TopicSubscriber"))
         .errors(&[404]);
-    let mut members = array_of(limited_text("subscriberId"));
+    // Bounded as `check_bounds` bounds a list named `subscribers` (plain text, no identifier rule).
+    let mut members = array_of(limited_text("subscribers"));
     members["minItems"] = json!(1);
     members["items"]["minLength"] = json!(1);
     members["maxItems"] = json!(MAX_SUBSCRIBERS_PER_CALL);
@@ -67,6 +68,7 @@ pub fn routes() -> ApiRoutes<Services> {
         .add(member, get_topic_subscriber)
         .reshape("CreateTopicRequest", Reshape::Property("key", key_schema()))
         .reshape("CreateTopicRequest", Reshape::Required(&["key", "name"]))
+        .reshape("RenameTopicRequest", Reshape::Required(&["name"]))
         .reshape("AddTopicSubscribersRequest", Reshape::Required(&["subscribers"]))
         .reshape("RemoveTopicSubscribersRequest", Reshape::Required(&["subscribers"]))
         .reshape("CreateTopicRequest", Reshape::Property("name", name.clone()))
