@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use axum::{Json, Router};
 use diesel::migration::MigrationSource;
 use diesel::sql_types::{Array, BigInt, Text};
@@ -23,6 +22,7 @@ use tonic_health::server::HealthReporter;
 use tonic_health::ServingStatus;
 
 use crate::db::{DbPool, MIGRATIONS};
+use crate::openapi::{ApiRoutes, Operation};
 
 /// How long a readiness check waits for the database before calling it unreachable.
 const DATABASE_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
@@ -141,7 +141,48 @@ impl Health {
 
     /// `/healthz` and `/readyz`.
     pub fn routes(self: Arc<Self>) -> Router {
-        Router::new().route("/healthz", get(alive)).route("/readyz", get(ready)).with_state(self)
+        Self::declared_routes().with_state(self)
+    }
+
+    /// `/healthz` and `/readyz` with their declarations (they are in the API's OpenAPI document).
+    pub fn declared_routes() -> ApiRoutes<Arc<Health>> {
+        let alive_answer = serde_json::json!({
+            "type": "object",
+            "required": ["status"],
+            "additionalProperties": false,
+            "properties": {"status": {"const": "alive"}},
+        });
+        fn check(values: &[&str]) -> serde_json::Value {
+            serde_json::json!({"type": "string", "enum": values})
+        }
+        let readiness = serde_json::json!({
+            "type": "object",
+            "required": ["status", "checks"],
+            "additionalProperties": false,
+            "properties": {
+                "status": check(&["ready", "not_ready", "draining"]),
+                "checks": {
+                    "type": "object",
+                    "required": ["database", "migrations", "workers"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "database": check(&["ok", "unreachable"]),
+                        "migrations": check(&["ok", "pending", "unknown"]),
+                        "workers": check(&["ok", "stopped", "not_run"]),
+                    },
+                },
+            },
+        });
+        let healthz = Operation::get("/healthz", "getLiveness", "Health")
+            .summary("Whether the process is alive")
+            .answers(200, alive_answer)
+            .public();
+        let readyz = Operation::get("/readyz", "getReadiness", "Health")
+            .summary("Whether the process should get traffic (503 while not ready or draining)")
+            .answers(200, readiness.clone())
+            .answers(503, readiness)
+            .public();
+        ApiRoutes::new().add(healthz, alive).add(readyz, ready)
     }
 
     /// How many of the embedded migrations the database has applied; `None` when it does not answer.

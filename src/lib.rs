@@ -13,6 +13,7 @@ pub mod grpc;
 pub mod health;
 pub mod idempotency;
 pub mod metrics;
+pub mod openapi;
 pub mod proto;
 pub mod providers;
 pub mod rate_limit;

@@ -20,7 +20,8 @@ use crate::error::render::{grpc_panic_response, is_grpc, not_found_fallback, ren
 use crate::grpc::Services;
 use crate::health::Health;
 use crate::metrics::requests::{record_request, route_of};
-use crate::{auth, idempotency, rate_limit, rest, telemetry};
+use crate::openapi::{Declarations, Document};
+use crate::{auth, idempotency, openapi, rate_limit, rest, telemetry};
 
 /// Re-exported for `src/grpc/workflows.rs`, which still imports it from here; the state lives in `app`.
 use crate::app::AppState;
@@ -38,8 +39,11 @@ pub fn router(
 ) -> Router {
     let metrics = state.engine.metrics.clone();
     let services = Services::new(state.clone());
+    let document = Document::new(&api_document());
     // Providers' delivery-status posts carry no API key: their signature is checked by the handler.
-    let webhooks = rest_handling(rest::webhook_routes(state.clone()));
+    let webhooks = rest_handling(rest::webhook_routes().with_state(state.clone()));
+    // The document and its page are open, like the health routes.
+    let documentation = rest_handling(openapi::routes().with_state(document));
     let idempotency = from_fn_with_state(state.clone(), idempotency::guard);
     let rate_limit = from_fn_with_state(state.clone(), rate_limit::limit);
     let authenticate = from_fn_with_state(state, auth::authenticate);
@@ -53,7 +57,8 @@ pub fn router(
         .layer(CatchPanicLayer::custom(grpc_panic_response));
 
     let rest = rest_handling(
-        rest::router(services)
+        rest::routes()
+            .with_state(services)
             .merge(extra_rest_routes)
             .route_layer(from_fn(rest::require_json_body))
             .route_layer(idempotency)
@@ -66,6 +71,7 @@ pub fn router(
         .merge(herald_grpc)
         .merge(rest)
         .merge(webhooks)
+        .merge(documentation)
         .fallback(not_found_fallback)
         .layer(from_fn_with_state(metrics, record_request))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID_HEADER))
@@ -103,6 +109,17 @@ fn request_span(request: &Request<Body>) -> Span {
         telemetry::continue_from_headers(&span, request.headers());
     }
     span
+}
+
+/// The OpenAPI document of every route the API port serves over REST: the same declarations the
+/// routers above are built from.
+pub fn api_document() -> serde_json::Value {
+    let mut declarations = Declarations::default();
+    declarations.add(&rest::routes());
+    declarations.add(&rest::webhook_routes());
+    declarations.add(&Health::declared_routes());
+    declarations.add(&openapi::routes());
+    declarations.document()
 }
 
 /// What every REST route gets, authenticated or not: the contract's error bodies, panics as 500s,

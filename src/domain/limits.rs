@@ -53,6 +53,24 @@ pub fn check_bounds<T: Serialize>(message: &T) -> AppResult<()> {
     validator.finish()
 }
 
+/// The bound `check_bounds` puts on text under the JSON key `key` (inside `credentials` or `headers`
+/// when `secret`): at most so many characters, and, for identifiers, no control characters. The
+/// OpenAPI document states the same bounds (`crate::openapi`).
+pub fn text_bound(key: &str, secret: bool) -> (usize, bool) {
+    let rule = TextRule::of(key, secret);
+    (rule.max_chars(), rule == TextRule::Identifier)
+}
+
+/// Whether the field `key` is a free-form document (bounded as a whole, its keys the client's).
+pub fn is_free_form(key: &str) -> bool {
+    FREE_FORM.contains(&key)
+}
+
+/// Whether text under the field `key` is secret material or header values.
+pub fn is_secret_context(key: &str) -> bool {
+    SECRET_CONTEXTS.contains(&key)
+}
+
 /// Checks `value`, found at `path` under the JSON key `key` (the key of the nearest object field, so
 /// the items of a list follow their list's rule).
 fn walk(validator: &mut Validator, value: &Value, path: &str, key: &str, secret: bool) {

@@ -62,7 +62,9 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
     let (Some(key), Some(tenant)) = (request.headers().get(&KEY_HEADER).cloned(), tenant) else {
         return next.run(request).await;
     };
-    if matches!(*request.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
+    // Only writes carry a key's promise; any other method (a read, or one the route lacks and answers
+    // 405 for, such as TRACE) runs as it is.
+    if !matches!(*request.method(), Method::POST | Method::PUT | Method::PATCH | Method::DELETE) {
         return next.run(request).await;
     }
     let grpc = is_grpc(&request);

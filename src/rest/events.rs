@@ -4,26 +4,95 @@
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::routing::{delete, post};
-use axum::{Extension, Router};
+use axum::Extension;
 use http::{HeaderName, HeaderValue, StatusCode};
 use serde_json::{json, Value};
 
+use super::topics::key_schema;
 use super::{grpc_request, json_response, parse_json, RestResult};
 use crate::domain::tenancy::Tenant;
+use crate::engine::trigger::request::MAX_RECIPIENTS;
+use crate::engine::trigger::MAX_BULK_TRIGGERS;
 use crate::error::AppError;
 use crate::grpc::Services;
+use crate::openapi::schemas::{array_of, input, limited_text, output};
+use crate::openapi::{ApiRoutes, Operation, Reshape};
 use crate::proto::herald::v1 as pb;
 use pb::events_service_server::EventsService;
 
 /// How many jobs a cancel stopped (the body only says whether it stopped any).
 const CANCELED_JOB_COUNT_HEADER: HeaderName = HeaderName::from_static("herald-canceled-job-count");
 
-pub fn routes() -> Router<Services> {
-    Router::new()
-        .route("/v1/events/trigger", post(trigger_event))
-        .route("/v1/events/trigger/bulk", post(trigger_event_bulk))
-        .route("/v1/events/trigger/{transaction_id}", delete(cancel_triggered_event))
+pub fn routes() -> ApiRoutes<Services> {
+    const TAG: &str = "Events";
+    let trigger = Operation::post("/v1/events/trigger", "triggerEvent", TAG)
+        .summary("Trigger a workflow for its recipients")
+        .body(input("TriggerEventRequest"))
+        .answers(201, output("TriggerEventResponse"));
+    // Each entry is a trigger as `triggerEvent` takes it; one the trigger would refuse gets an `error`
+    // result of its own, so any object is accepted here.
+    let trigger_schema = input("TriggerEventRequest")["$ref"].clone();
+    let mut events = array_of(json!({
+        "type": "object",
+        "description": format!("A trigger ({trigger_schema}); an invalid one is answered with an error result"),
+    }));
+    events["maxItems"] = json!(MAX_BULK_TRIGGERS);
+    let bulk = Operation::post("/v1/events/trigger/bulk", "triggerEventBulk", TAG)
+        .summary("Trigger several events; one answer per event, in order")
+        .body(json!({"type": "object", "required": ["events"], "properties": {"events": events}}))
+        .answers(201, array_of(output("TriggerEventResponse")));
+    let cancel = Operation::delete("/v1/events/trigger/{transaction_id}", "cancelTriggeredEvent", TAG)
+        .summary("Cancel what is still pending of a triggered event")
+        .answers(
+            200,
+            json!({
+                "type": "object",
+                "required": ["data"],
+                "additionalProperties": false,
+                "properties": {"data": {"type": "boolean", "description": "Whether anything was left to cancel."}},
+            }),
+        )
+        .errors(&[404]);
+    ApiRoutes::new()
+        .add(trigger, trigger_event)
+        .add(bulk, trigger_event_bulk)
+        .add(cancel, cancel_triggered_event)
+        .reshape("TriggerEventRequest", Reshape::Property("to", recipients_schema()))
+        .reshape("TriggerEventRequest", Reshape::Property("actor", actor_schema()))
+        .reshape("TriggerEventRequest", Reshape::Property("tenant", tenant_schema()))
+        .reshape("TriggerEventRequest", Reshape::Required(&["name", "to"]))
+        .reshape("TriggerEventResponse", Reshape::Optional(&["error"]))
+}
+
+/// A subscriber object in a trigger: upserted, so it must name its subscriberId.
+fn subscriber_object() -> Value {
+    json!({"allOf": [input("TriggerSubscriber"), {"type": "object", "required": ["subscriberId"]}]})
+}
+
+/// `to`: one recipient or a list; a recipient is a subscriberId, a subscriber object or a topic.
+/// Any other entry is not refused: the trigger answers `invalid_recipients` when no entry is valid.
+fn recipients_schema() -> Value {
+    let topic = json!({
+        "type": "object",
+        "required": ["type", "topicKey"],
+        "properties": {"type": {"const": "Topic"}, "topicKey": key_schema()},
+    });
+    let recipient = json!({
+        "anyOf": [limited_text("subscriberId"), subscriber_object(), topic, {"description": "Anything else: not a recipient"}],
+    });
+    let mut list = array_of(recipient.clone());
+    list["maxItems"] = json!(MAX_RECIPIENTS);
+    json!({"anyOf": [recipient, list]})
+}
+
+/// `actor`: a subscriberId or a subscriber object.
+fn actor_schema() -> Value {
+    json!({"anyOf": [limited_text("subscriberId"), subscriber_object(), {"type": "null"}]})
+}
+
+/// `tenant`: an identifier (the tenant must exist) or a tenant object (upserted).
+fn tenant_schema() -> Value {
+    json!({"anyOf": [limited_text("identifier"), input("Tenant"), {"type": "null"}]})
 }
 
 async fn trigger_event(

@@ -2,25 +2,53 @@
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::routing::{get, post};
-use axum::{Extension, Router};
+use axum::Extension;
 use http::StatusCode;
 
 use super::{grpc_request, json_response, parse_json_with_mask, JsonBody, RestResult};
 use crate::domain::tenancy::Tenant;
 use crate::grpc::Services;
+use crate::openapi::schemas::{array_of, input, output};
+use crate::openapi::{ApiRoutes, Operation, Reshape};
 use crate::proto::herald::v1 as pb;
 use pb::integrations_service_server::IntegrationsService;
 
-pub fn routes() -> Router<Services> {
-    Router::new()
-        .route("/v1/integrations", get(list_integrations).post(create_integration))
-        .route("/v1/integrations/active", get(list_active_integrations))
-        .route(
-            "/v1/integrations/{integration_id}",
-            get(get_integration).put(update_integration).delete(delete_integration),
-        )
-        .route("/v1/integrations/{integration_id}/set-primary", post(set_integration_as_primary))
+pub fn routes() -> ApiRoutes<Services> {
+    const INTEGRATIONS: &str = "/v1/integrations";
+    const INTEGRATION: &str = "/v1/integrations/{integration_id}";
+    const TAG: &str = "Integrations";
+    let list = Operation::get(INTEGRATIONS, "listIntegrations", TAG)
+        .summary("The environment's integrations")
+        .answers(200, array_of(output("Integration")));
+    let create = Operation::post(INTEGRATIONS, "createIntegration", TAG)
+        .body(input("CreateIntegrationRequest"))
+        .answers(201, output("Integration"));
+    let active = Operation::get("/v1/integrations/active", "listActiveIntegrations", TAG)
+        .summary("The organization's active integrations")
+        .answers(200, array_of(output("Integration")));
+    let get = Operation::get(INTEGRATION, "getIntegration", TAG).answers(200, output("Integration")).errors(&[404]);
+    let update = Operation::put(INTEGRATION, "updateIntegration", TAG)
+        .body(input("UpdateIntegrationRequest"))
+        .answers(200, output("Integration"))
+        .errors(&[404]);
+    let delete = Operation::delete(INTEGRATION, "deleteIntegration", TAG)
+        .summary("Soft-delete an integration; answers the remaining ones")
+        .answers(200, array_of(output("Integration")))
+        .errors(&[404]);
+    let primary = Operation::post("/v1/integrations/{integration_id}/set-primary", "setIntegrationAsPrimary", TAG)
+        .summary("Make an email or SMS integration its channel's primary (and active)")
+        .answers(200, output("Integration"))
+        .errors(&[404]);
+    ApiRoutes::new()
+        .add(list, list_integrations)
+        .add(create, create_integration)
+        .add(active, list_active_integrations)
+        .add(get, get_integration)
+        .add(update, update_integration)
+        .add(delete, delete_integration)
+        .add(primary, set_integration_as_primary)
+        .reshape("CreateIntegrationRequest", Reshape::Required(&["providerId", "channel"]))
+        .reshape("Integration", Reshape::Required(&["credentials"]))
 }
 
 async fn create_integration(

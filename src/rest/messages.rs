@@ -2,26 +2,56 @@
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::routing::{get, post};
-use axum::{Extension, Router};
+use axum::Extension;
 use http::StatusCode;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::query::{OutOfRange, QueryParams};
 use super::shapes::{fill_nulls, fill_subscriber_nulls};
 use super::{grpc_request, json_response, parse_json, RestResult};
 use crate::domain::integrations::providers::CHANNELS;
+use crate::domain::limits::MAX_ITEMS;
+use crate::domain::messages::MAX_LIMIT;
 use crate::domain::tenancy::Tenant;
 use crate::domain::validation::Validator;
 use crate::error::AppError;
 use crate::grpc::Services;
+use crate::openapi::schemas::{array_of, limited_text, output, reference};
+use crate::openapi::{ApiRoutes, Operation, Reshape};
 use crate::proto::herald::v1 as pb;
 use pb::messages_service_server::MessagesService;
 
-pub fn routes() -> Router<Services> {
-    Router::new()
-        .route("/v1/messages", get(list_messages))
-        .route("/v1/subscribers/{subscriber_id}/messages/mark-as", post(mark_messages_as))
+pub fn routes() -> ApiRoutes<Services> {
+    const TAG: &str = "Messages";
+    let list = Operation::get("/v1/messages", "listMessages", TAG)
+        .summary("Messages, newest first (offset paging)")
+        .query("channel", reference("ChannelType"))
+        .query_text("subscriberId")
+        .query_list("transactionId", limited_text("transactionId"))
+        .query("page", json!({"type": "integer", "minimum": 0, "default": 0}))
+        .query("limit", json!({"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 10}))
+        .answers(200, output("ListMessagesResponse"));
+    let mut ids = array_of(limited_text("messageId"));
+    ids["minItems"] = json!(1);
+    ids["maxItems"] = json!(MAX_ITEMS);
+    let mark_as = Operation::post("/v1/subscribers/{subscriber_id}/messages/mark-as", "markMessagesAs", TAG)
+        .summary("Mark a subscriber's messages read, seen, unread or unseen")
+        .body(json!({
+            "type": "object",
+            "required": ["messageId", "markAs"],
+            "properties": {
+                "messageId": {"anyOf": [limited_text("messageId"), ids]},
+                "markAs": {"type": "string", "enum": ["read", "seen", "unread", "unseen"]},
+            },
+        }))
+        .answers(201, array_of(output("Message")))
+        .errors(&[404]);
+    ApiRoutes::new()
+        .add(list, list_messages)
+        .add(mark_as, mark_messages_as)
+        .reshape("Message", Reshape::Nullable(&NULLABLE_MESSAGE_FIELDS))
+        .reshape("Message", Reshape::Optional(&["contextKeys"]))
+        .reshape("Message", Reshape::Required(&["cta"]))
 }
 
 /// Spec fields of a Message that are "string or null": `null` when unset.

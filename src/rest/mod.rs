@@ -18,18 +18,19 @@ pub use body::{mask_of_keys, parse_json, parse_json_with_mask, require_json_body
 pub use webhooks::routes as webhook_routes;
 
 use axum::response::{IntoResponse, Response};
-use axum::Router;
 use http::StatusCode;
 use serde::Serialize;
 
 use crate::domain::tenancy::Tenant;
 use crate::error::AppError;
 use crate::grpc::Services;
+use crate::openapi::ApiRoutes;
 use crate::wire::integral_numbers;
 
-/// Every REST route, without authentication or error rendering (the server adds both).
-pub fn router(services: Services) -> Router {
-    Router::new()
+/// Every authenticated REST route with its declaration, without authentication or error rendering
+/// (the server adds both).
+pub fn routes() -> ApiRoutes<Services> {
+    ApiRoutes::new()
         .merge(environments::routes())
         .merge(subscribers::routes())
         .merge(integrations::routes())
@@ -38,7 +39,6 @@ pub fn router(services: Services) -> Router {
         .merge(notifications::routes())
         .merge(messages::routes())
         .merge(topics::routes())
-        .with_state(services)
 }
 
 /// Wraps a REST call's message as a tonic request carrying the caller's tenant, as the auth

@@ -2,24 +2,46 @@
 //! `{hasMore, data, pageSize, page}`, a retrieved event is the event itself (no `{data: …}` envelope).
 
 use axum::extract::{Path, State};
-use axum::routing::get;
-use axum::{Extension, Router};
+use axum::Extension;
 use http::StatusCode;
+use serde_json::json;
 
 use super::query::{OutOfRange, QueryParams};
 use super::{grpc_request, json_response, RestResult};
-use crate::domain::activity::JOB_TYPES;
+use crate::domain::activity::{JOB_TYPES, MAX_LIMIT};
 use crate::domain::tenancy::Tenant;
 use crate::domain::validation::Validator;
 use crate::domain::workflows::SEVERITIES;
 use crate::grpc::Services;
+use crate::openapi::schemas::{limited_text, output, reference};
+use crate::openapi::{ApiRoutes, Operation};
 use crate::proto::herald::v1 as pb;
 use pb::notifications_service_server::NotificationsService;
 
-pub fn routes() -> Router<Services> {
-    Router::new()
-        .route("/v1/notifications", get(list_notifications))
-        .route("/v1/notifications/{notification_id}", get(get_notification))
+/// Workflow `_id`s (UUIDs) name the templates to list.
+const UUID_PATTERN: &str = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+
+pub fn routes() -> ApiRoutes<Services> {
+    const TAG: &str = "Notifications";
+    let list = Operation::get("/v1/notifications", "listNotifications", TAG)
+        .summary("Notification events, newest first, with their jobs and execution details")
+        .query_list("channels", reference("StepType"))
+        .query_list("templates", json!({"type": "string", "pattern": UUID_PATTERN}))
+        .query_list("emails", limited_text("emails"))
+        .query_text("search")
+        .query_list("subscriberIds", limited_text("subscriberIds"))
+        .query_list("severity", reference("Severity"))
+        .query("page", json!({"type": "integer", "minimum": 0, "default": 0}))
+        .query("limit", json!({"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 10}))
+        .query_text("transactionId")
+        .query_text("topicKey")
+        .query("after", json!({"type": "string", "format": "date-time"}))
+        .query("before", json!({"type": "string", "format": "date-time"}))
+        .answers(200, output("ListNotificationsResponse"));
+    let get = Operation::get("/v1/notifications/{notification_id}", "getNotification", TAG)
+        .answers(200, output("NotificationEvent"))
+        .errors(&[404]);
+    ApiRoutes::new().add(list, list_notifications).add(get, get_notification)
 }
 
 async fn list_notifications(

@@ -7,7 +7,7 @@ use crate::error::AppError;
 use crate::proto::herald::v1 as pb;
 
 /// Spec fields of a Subscriber that are "string or null" (or boolean/object or null).
-const NULLABLE_SUBSCRIBER_FIELDS: [&str; 10] =
+pub const NULLABLE_SUBSCRIBER_FIELDS: [&str; 10] =
     ["firstName", "lastName", "email", "phone", "avatar", "locale", "isOnline", "lastOnlineAt", "data", "timezone"];
 
 /// Writes `null` for each of `fields` missing from `json` (an object; anything else is left alone).

@@ -2,32 +2,84 @@
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::routing::{get, patch};
-use axum::{Extension, Router};
+use axum::Extension;
 use http::StatusCode;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::query::{OutOfRange, QueryParams};
-use super::shapes::subscriber_json;
+use super::shapes::{subscriber_json, NULLABLE_SUBSCRIBER_FIELDS};
 use super::{grpc_request, json_response, mask_of_keys, parse_json, parse_json_with_mask, JsonBody, RestResult};
 use crate::domain::tenancy::Tenant;
 use crate::error::AppError;
 use crate::grpc::Services;
+use crate::openapi::schemas::{input, limited_text, output};
+use crate::openapi::{ApiRoutes, Operation, Reshape};
 use crate::proto::herald::v1 as pb;
 use pb::subscribers_service_server::SubscribersService;
 
-pub fn routes() -> Router<Services> {
-    Router::new()
-        .route("/v2/subscribers", get(search_subscribers).post(create_subscriber))
-        .route(
-            "/v2/subscribers/{subscriber_id}",
-            get(get_subscriber).patch(update_subscriber).delete(delete_subscriber),
-        )
-        .route("/v1/subscribers/{subscriber_id}/credentials", patch(upsert_subscriber_credentials))
-        .route(
-            "/v2/subscribers/{subscriber_id}/preferences",
-            get(get_subscriber_preferences).patch(update_subscriber_preferences),
-        )
+pub fn routes() -> ApiRoutes<Services> {
+    const SUBSCRIBERS: &str = "/v2/subscribers";
+    const SUBSCRIBER: &str = "/v2/subscribers/{subscriber_id}";
+    const PREFERENCES: &str = "/v2/subscribers/{subscriber_id}/preferences";
+    const TAG: &str = "Subscribers";
+    let search = Operation::get(SUBSCRIBERS, "searchSubscribers", TAG)
+        .summary("Search subscribers (cursor paging)")
+        .query_text("after")
+        .query_text("before")
+        .query("limit", json!({"type": "integer", "minimum": 1, "maximum": 100, "default": 10}))
+        .query("orderDirection", json!({"type": "string", "enum": ["ASC", "DESC"], "default": "DESC"}))
+        .query("orderBy", json!({"type": "string", "enum": ["_id", "createdAt", "updatedAt"], "default": "_id"}))
+        .query("includeCursor", json!({"type": "boolean"}))
+        .query_text("email")
+        .query_text("name")
+        .query_text("phone")
+        .query_text("subscriberId")
+        .answers(200, output("SearchSubscribersResponse"));
+    let create = Operation::post(SUBSCRIBERS, "createSubscriber", TAG)
+        .body(input("CreateSubscriberRequest"))
+        .answers(201, output("Subscriber"));
+    let get = Operation::get(SUBSCRIBER, "getSubscriber", TAG).answers(200, output("Subscriber")).errors(&[404]);
+    let update = Operation::patch(SUBSCRIBER, "updateSubscriber", TAG)
+        .summary("Update a subscriber: a field set to null is cleared, an absent one left alone")
+        .body(input("UpdateSubscriberRequest"))
+        .answers(200, output("Subscriber"))
+        .errors(&[404]);
+    let delete = Operation::delete(SUBSCRIBER, "deleteSubscriber", TAG)
+        .answers(200, output("DeleteSubscriberResponse"))
+        .errors(&[404]);
+    let credentials =
+        Operation::patch("/v1/subscribers/{subscriber_id}/credentials", "upsertSubscriberCredentials", TAG)
+            .summary("Upsert a subscriber's channel credentials for a provider")
+            .body(input("UpsertSubscriberCredentialsRequest"))
+            .answers(200, output("Subscriber"))
+            .errors(&[404]);
+    let preferences = Operation::get(PREFERENCES, "getSubscriberPreferences", TAG)
+        .answers(200, output("SubscriberPreferences"))
+        .errors(&[404]);
+    let update_preferences = Operation::patch(PREFERENCES, "updateSubscriberPreferences", TAG)
+        .body(input("UpdateSubscriberPreferencesRequest"))
+        .answers(200, output("SubscriberPreferences"))
+        .errors(&[404]);
+    let mut subscriber_id = limited_text("subscriberId");
+    subscriber_id["minLength"] = json!(1);
+    // The boundary row's `_id`, or null at either end.
+    let cursor = json!({"type": ["string", "null"]});
+    ApiRoutes::new()
+        .add(search, search_subscribers)
+        .add(create, create_subscriber)
+        .add(get, get_subscriber)
+        .add(update, update_subscriber)
+        .add(delete, delete_subscriber)
+        .add(credentials, upsert_subscriber_credentials)
+        .add(preferences, get_subscriber_preferences)
+        .add(update_preferences, update_subscriber_preferences)
+        .reshape("Subscriber", Reshape::Nullable(&NULLABLE_SUBSCRIBER_FIELDS))
+        .reshape("CreateSubscriberRequest", Reshape::Property("subscriberId", subscriber_id))
+        .reshape("CreateSubscriberRequest", Reshape::Required(&["subscriberId"]))
+        .reshape("UpsertSubscriberCredentialsRequest", Reshape::Required(&["providerId", "credentials"]))
+        .reshape("SearchSubscribersResponse", Reshape::Property("next", cursor.clone()))
+        .reshape("SearchSubscribersResponse", Reshape::Property("previous", cursor))
+        .reshape("SearchSubscribersResponse", Reshape::Nullable(&["next", "previous"]))
 }
 
 async fn create_subscriber(

@@ -3,25 +3,87 @@
 
 use axum::extract::{Path, State};
 use axum::response::IntoResponse;
-use axum::routing::{get, post};
-use axum::{Extension, Router};
+use axum::Extension;
 use http::StatusCode;
+use serde_json::{json, Value};
 
 use super::query::{OutOfRange, QueryParams};
 use super::{grpc_request, json_response, JsonBody, RestResult};
 use crate::domain::tenancy::Tenant;
+use crate::domain::topics::{MAX_KEY_CHARS, MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_SUBSCRIBERS_PER_CALL};
 use crate::domain::validation::Validator;
 use crate::grpc::Services;
+use crate::openapi::schemas::{array_of, input, limited_text, output};
+use crate::openapi::{ApiRoutes, Operation, Reshape};
 use crate::proto::herald::v1 as pb;
 use pb::topics_service_server::TopicsService;
 
-pub fn routes() -> Router<Services> {
-    Router::new()
-        .route("/v1/topics", get(list_topics).post(create_topic))
-        .route("/v1/topics/{topic_key}", get(get_topic).patch(rename_topic).delete(delete_topic))
-        .route("/v1/topics/{topic_key}/subscribers", post(add_topic_subscribers))
-        .route("/v1/topics/{topic_key}/subscribers/removal", post(remove_topic_subscribers))
-        .route("/v1/topics/{topic_key}/subscribers/{subscriber_id}", get(get_topic_subscriber))
+pub fn routes() -> ApiRoutes<Services> {
+    const TOPICS: &str = "/v1/topics";
+    const TOPIC: &str = "/v1/topics/{topic_key}";
+    const TAG: &str = "Topics";
+    let create = Operation::post(TOPICS, "createTopic", TAG)
+        .body(input("CreateTopicRequest"))
+        .answers(201, output("CreateTopicResponse"))
+        .errors(&[409]);
+    let list = Operation::get(TOPICS, "listTopics", TAG)
+        .query("page", json!({"type": "integer", "minimum": 0, "maximum": i32::MAX, "default": 0}))
+        .query("pageSize", json!({"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE, "default": 10}))
+        .query_text("key")
+        .answers(200, output("ListTopicsResponse"));
+    let get = Operation::get(TOPIC, "getTopic", TAG).answers(200, output("Topic")).errors(&[404]);
+    let rename = Operation::patch(TOPIC, "renameTopic", TAG)
+        .body(input("RenameTopicRequest"))
+        .answers(200, output("Topic"))
+        .errors(&[404]);
+    let delete = Operation::delete(TOPIC, "deleteTopic", TAG)
+        .summary("Delete a topic without members (409 while it has some)")
+        .answers_empty(204)
+        .errors(&[404, 409]);
+    let add = Operation::post("/v1/topics/{topic_key}/subscribers", "addTopicSubscribers", TAG)
+        .summary("Add subscribers to a topic, creating it if missing")
+        .body(input("AddTopicSubscribersRequest"))
+        .answers(200, output("AddTopicSubscribersResponse"));
+    let remove = Operation::post("/v1/topics/{topic_key}/subscribers/removal", "removeTopicSubscribers", TAG)
+        .body(input("RemoveTopicSubscribersRequest"))
+        .answers_empty(204)
+        .errors(&[404]);
+    let member = Operation::get("/v1/topics/{topic_key}/subscribers/{subscriber_id}", "getTopicSubscriber", TAG)
+        .answers(200, output("TopicSubscriber"))
+        .errors(&[404]);
+    // Bounded as `check_bounds` bounds a list named `subscribers` (plain text, no identifier rule).
+    let mut members = array_of(limited_text("subscribers"));
+    members["minItems"] = json!(1);
+    members["items"]["minLength"] = json!(1);
+    members["maxItems"] = json!(MAX_SUBSCRIBERS_PER_CALL);
+    let name = json!({"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS});
+    let mut routes = ApiRoutes::new()
+        .add(create, create_topic)
+        .add(list, list_topics)
+        .add(get, get_topic)
+        .add(rename, rename_topic)
+        .add(delete, delete_topic)
+        .add(add, add_topic_subscribers)
+        .add(remove, remove_topic_subscribers)
+        .add(member, get_topic_subscriber)
+        .reshape("CreateTopicRequest", Reshape::Property("key", key_schema()))
+        .reshape("CreateTopicRequest", Reshape::Required(&["key", "name"]))
+        .reshape("RenameTopicRequest", Reshape::Required(&["name"]))
+        .reshape("AddTopicSubscribersRequest", Reshape::Required(&["subscribers"]))
+        .reshape("RemoveTopicSubscribersRequest", Reshape::Required(&["subscribers"]))
+        .reshape("CreateTopicRequest", Reshape::Property("name", name.clone()))
+        .reshape("RenameTopicRequest", Reshape::Property("name", name))
+        .reshape("AddTopicSubscribersRequest", Reshape::Property("subscribers", members.clone()))
+        .reshape("RemoveTopicSubscribersRequest", Reshape::Property("subscribers", members));
+    for operation in &mut routes.operations {
+        operation.path_schemas.push(("topicKey", key_schema()));
+    }
+    routes
+}
+
+/// A topic key: 1 to 100 letters, digits and `-_:.@`.
+pub fn key_schema() -> Value {
+    json!({"type": "string", "pattern": format!("^[A-Za-z0-9_:.@-]{{1,{MAX_KEY_CHARS}}}$")})
 }
 
 async fn create_topic(

@@ -4,19 +4,33 @@
 
 use axum::body::Bytes;
 use axum::extract::{OriginalUri, Path, State};
-use axum::routing::post;
-use axum::Router;
 use http::{HeaderMap, StatusCode, Uri};
 use serde_json::json;
 
 use super::{json_response, RestResult};
 use crate::app::AppState;
 use crate::engine::delivery_status::{receive_delivery_status, InboundWebhook};
+use crate::openapi::{ApiRoutes, Operation};
 
-pub fn routes(state: AppState) -> Router {
-    Router::new()
-        .route("/v1/webhooks/{environment_id}/{integration_id}", post(receive_status_webhook))
-        .with_state(state)
+/// Mounted without authentication: the body is whatever the provider posts (JSON, a form, SNS text).
+pub fn routes() -> ApiRoutes<AppState> {
+    let receive = Operation::post("/v1/webhooks/{environment_id}/{integration_id}", "receiveStatusWebhook", "Webhooks")
+        .summary("Delivery status posted by a provider, verified by the provider's own signature")
+        .answers(
+            200,
+            json!({
+                "type": "object",
+                "required": ["received", "recorded"],
+                "additionalProperties": false,
+                "properties": {
+                    "received": {"type": "integer", "minimum": 0, "description": "Events the post carried."},
+                    "recorded": {"type": "integer", "minimum": 0, "description": "Events that named a known message."},
+                },
+            }),
+        )
+        .errors(&[400, 401, 404, 413, 500, 503])
+        .public();
+    ApiRoutes::new().add(receive, receive_status_webhook)
 }
 
 /// 200 `{received, recorded}` once the post is verified and its events recorded (events for unknown

@@ -1,25 +1,61 @@
 //! REST routes of workflows (v2).
 
 use axum::extract::{Path, State};
-use axum::routing::get;
-use axum::{Extension, Router};
+use axum::Extension;
 use http::StatusCode;
-
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::body::from_value;
 use super::query::{OutOfRange, QueryParams};
 use super::{grpc_request, json_response, JsonBody, RestResult};
+use crate::domain::limits::IDENTIFIER_CHARS;
 use crate::domain::tenancy::Tenant;
+use crate::domain::workflows::MAX_STEPS;
 use crate::error::AppError;
 use crate::grpc::Services;
+use crate::openapi::schemas::{array_of, input, output};
+use crate::openapi::{ApiRoutes, Operation, Reshape};
 use crate::proto::herald::v1 as pb;
 use pb::workflows_service_server::WorkflowsService;
 
-pub fn routes() -> Router<Services> {
-    Router::new()
-        .route("/v2/workflows", get(list_workflows).post(create_workflow))
-        .route("/v2/workflows/{workflow_id}", get(get_workflow).put(update_workflow).delete(delete_workflow))
+pub fn routes() -> ApiRoutes<Services> {
+    const WORKFLOWS: &str = "/v2/workflows";
+    const WORKFLOW: &str = "/v2/workflows/{workflow_id}";
+    const TAG: &str = "Workflows";
+    let create = Operation::post(WORKFLOWS, "createWorkflow", TAG)
+        .body(input("WorkflowInput"))
+        .answers(201, output("Workflow"))
+        .errors(&[409]);
+    let list = Operation::get(WORKFLOWS, "listWorkflows", TAG)
+        .query("offset", json!({"type": "integer", "minimum": 0}))
+        .query("limit", json!({"type": "integer", "minimum": 1, "maximum": 100}))
+        .query_text("query")
+        .answers(200, output("ListWorkflowsResponse"));
+    let get = Operation::get(WORKFLOW, "getWorkflow", TAG)
+        .summary("A workflow by identifier, `_id` or slug")
+        .answers(200, output("Workflow"))
+        .errors(&[404]);
+    let update = Operation::put(WORKFLOW, "updateWorkflow", TAG)
+        .summary("Replace a workflow's definition")
+        .body(input("WorkflowInput"))
+        .answers(200, output("Workflow"))
+        .errors(&[404]);
+    let delete = Operation::delete(WORKFLOW, "deleteWorkflow", TAG)
+        .answers(200, output("DeleteWorkflowResponse"))
+        .errors(&[404]);
+    // A step's `"_id": null` reads as a new step.
+    let step_id = json!({"type": ["string", "null"], "maxLength": IDENTIFIER_CHARS});
+    let mut steps = array_of(input("WorkflowStepInput"));
+    steps["maxItems"] = json!(MAX_STEPS);
+    ApiRoutes::new()
+        .add(create, create_workflow)
+        .add(list, list_workflows)
+        .add(get, get_workflow)
+        .add(update, update_workflow)
+        .add(delete, delete_workflow)
+        .reshape("WorkflowStepInput", Reshape::Property("_id", step_id))
+        .reshape("WorkflowInput", Reshape::Property("steps", steps))
+        .reshape("Workflow", Reshape::Required(&["preferences"]))
 }
 
 async fn create_workflow(

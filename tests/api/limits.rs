@@ -370,39 +370,12 @@ async fn grpc_requests_are_bounded_the_same_way() {
     assert_eq!(violations[0].description, "subscriberId must be at most 255 characters");
 }
 
-/// The routes the router declares (read from its source), as `METHOD /path`.
+/// The REST routes the router serves with input (the API's and the providers' webhook), as
+/// `METHOD /path`: the declarations the router is built from.
 fn declared_routes() -> BTreeSet<String> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/rest");
-    let mut routes = BTreeSet::new();
-    for entry in std::fs::read_dir(dir).expect("src/rest") {
-        let source = std::fs::read_to_string(entry.expect("entry").path()).expect("source");
-        for declaration in source.split(".route(").skip(1) {
-            let path = declaration.split('"').nth(1).expect("a route path");
-            // The methods come before the call's closing parenthesis at depth zero.
-            let mut depth = 0;
-            let end = declaration
-                .char_indices()
-                .find(|&(_, character)| {
-                    depth += match character {
-                        '(' => 1,
-                        ')' => -1,
-                        _ => 0,
-                    };
-                    depth < 0
-                })
-                .map_or(declaration.len(), |(index, _)| index);
-            for method in ["get", "post", "put", "patch", "delete"] {
-                let call = format!("{method}(");
-                let declares = declaration[..end].match_indices(&call).any(|(index, _)| {
-                    index == 0 || !declaration[..index].ends_with(|c: char| c.is_alphanumeric() || c == '_')
-                });
-                if declares {
-                    routes.insert(format!("{} {path}", method.to_uppercase()));
-                }
-            }
-        }
-    }
-    routes
+    let api = herald::rest::routes().operations;
+    let webhooks = herald::rest::webhook_routes().operations;
+    api.iter().chain(&webhooks).map(|operation| format!("{} {}", operation.method, operation.path)).collect()
 }
 
 #[test]

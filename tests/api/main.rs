@@ -20,6 +20,7 @@ mod integrations;
 mod limits;
 mod messages;
 mod metrics;
+mod openapi;
 mod providers;
 mod rate_limits;
 mod subscribers;

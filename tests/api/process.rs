@@ -78,10 +78,13 @@ fn command(database_url: &str, addr: &str, role: &str, settings: &[(&str, &str)]
     command
 }
 
-/// A loopback address no one listens on (yet).
+/// A loopback address no one listens on (yet), for a Herald API port: the test support checks its answers
+/// against the OpenAPI document.
 pub fn free_addr() -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().to_string()
+    let addr = listener.local_addr().unwrap();
+    crate::support::register_api_port(addr);
+    addr.to_string()
 }
 
 /// Migrates the schema and creates an environment through the binary; returns its API key.

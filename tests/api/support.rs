@@ -4,6 +4,10 @@
 //! The database server is `DATABASE_URL`'s when set; otherwise a private cluster started from the
 //! installed PostgreSQL binaries in the target directory (kept running for the next run).
 
+mod contract;
+
+pub use contract::{register_api_port, ApiClient, ApiRequest, Contract};
+
 use std::net::SocketAddr;
 
 use axum::Router;
@@ -168,6 +172,7 @@ impl TestServer {
         })
         .await
         .expect("Herald starts");
+        register_api_port(addr);
         Self {
             addr,
             metrics_addr,
@@ -191,12 +196,12 @@ impl TestServer {
     }
 
     /// A request with this server's API key.
-    pub fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+    pub fn request(&self, method: reqwest::Method, path: &str) -> ApiRequest {
         http_client().request(method, self.url(path)).header("authorization", self.authorization())
     }
 
     /// A GET with this server's API key.
-    pub fn get(&self, path: &str) -> reqwest::RequestBuilder {
+    pub fn get(&self, path: &str) -> ApiRequest {
         self.request(reqwest::Method::GET, path)
     }
 
@@ -270,8 +275,9 @@ pub async fn read_json(response: reqwest::Response) -> (u16, serde_json::Value) 
     (status, body)
 }
 
-pub fn http_client() -> reqwest::Client {
-    reqwest::Client::builder().build().expect("client")
+/// The tests' HTTP client: every answer of a Herald API port is checked against the OpenAPI document.
+pub fn http_client() -> ApiClient {
+    ApiClient::new()
 }
 
 /// URL of the test database's server (`postgres` database), starting the private cluster if needed.

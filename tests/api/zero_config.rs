@@ -9,6 +9,7 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
+use crate::process::free_addr;
 use crate::support::http_client;
 
 fn start_herald(data_dir: &Path, addr: &str) -> Child {
@@ -92,11 +93,6 @@ async fn assert_seeded_for_a_first_trigger(pid_file: &Path) {
     .await
     .unwrap();
     assert_eq!(welcome_steps, 1);
-}
-
-fn free_addr() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().to_string()
 }
 
 #[tokio::test(flavor = "multi_thread")]
