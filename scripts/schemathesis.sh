@@ -75,7 +75,7 @@ SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH=scripts \
   --checks all \
   --seed 17 \
   --max-examples "$examples" \
-  --workers 2 \
+  --workers 1 \
   --report junit --report-dir "$report" || status=$?
 if grep -q '"level":"ERROR"\|panicked' "$work/herald.log"; then
   echo "schemathesis: the server logged errors:" >&2

@@ -21,6 +21,8 @@ use crate::domain::limits::{is_free_form, is_secret_context, text_bound, MAX_ITE
 
 /// Identifiers may not hold control characters (`char::is_control`: the Unicode `Cc` category).
 const NO_CONTROL_CHARACTERS: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f]*$";
+/// Other text may not hold the NUL character, which PostgreSQL cannot store.
+const NO_NUL: &str = "^[^\\u0000]*$";
 
 /// `{"$ref": …}` to the component `name`.
 pub fn reference(name: &str) -> Value {
@@ -42,18 +44,16 @@ pub fn array_of(items: Value) -> Value {
     json!({ "type": "array", "items": items })
 }
 
-/// Text under the JSON key `key`, bounded as `check_bounds` bounds it.
+/// Text under the JSON key `key` (a body field or a query parameter of that name), bounded as
+/// `check_bounds` bounds it, and never holding a NUL, which PostgreSQL cannot store (a 400).
 pub fn limited_text(key: &str) -> Value {
     bounded_text(key, false)
 }
 
 fn bounded_text(key: &str, secret: bool) -> Value {
     let (max, identifier) = text_bound(key, secret);
-    let mut schema = json!({ "type": "string", "maxLength": max });
-    if identifier {
-        schema["pattern"] = json!(NO_CONTROL_CHARACTERS);
-    }
-    schema
+    let pattern = if identifier { NO_CONTROL_CHARACTERS } else { NO_NUL };
+    json!({ "type": "string", "maxLength": max, "pattern": pattern })
 }
 
 /// The component of `message` as read: requests and `…Input` messages are only ever read, so they

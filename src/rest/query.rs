@@ -31,7 +31,12 @@ impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let RawQuery(raw) = RawQuery::from_request_parts(parts, state).await.unwrap_or(RawQuery(None));
-        Ok(Self::parse(raw.as_deref().unwrap_or("")))
+        let query = Self::parse(raw.as_deref().unwrap_or(""));
+        // Refused here for every parameter, as the database refuses it wherever a value reaches it.
+        if query.pairs.iter().any(|(key, value)| key.contains('\0') || value.contains('\0')) {
+            return Err(AppError::BadRequest("Text must not contain NUL (\\u0000) characters".into()));
+        }
+        Ok(query)
     }
 }
 

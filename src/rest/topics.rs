@@ -56,7 +56,9 @@ pub fn routes() -> ApiRoutes<Services> {
     members["minItems"] = json!(1);
     members["items"]["minLength"] = json!(1);
     members["maxItems"] = json!(MAX_SUBSCRIBERS_PER_CALL);
-    let name = json!({"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS});
+    let mut name = limited_text("name");
+    name["minLength"] = json!(1);
+    name["maxLength"] = json!(MAX_NAME_CHARS);
     let mut routes = ApiRoutes::new()
         .add(create, create_topic)
         .add(list, list_topics)

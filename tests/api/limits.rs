@@ -387,3 +387,14 @@ fn every_route_is_walked() {
         .collect();
     assert_eq!(declared_routes(), walked, "a route without oversized-input cases (or a case without a route)");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_nul_character_in_any_query_parameter_is_a_400_even_where_no_query_reads_it() {
+    let server = TestServer::start().await;
+    // `topicKey` never reaches the database (no event has a topic key), `transactionId` does.
+    for query in ["topicKey=a%00b", "transactionId=a%00b"] {
+        let (status, body) = server.get_json(&format!("/v1/notifications?{query}")).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        assert_eq!(body["message"], "Text must not contain NUL (\\u0000) characters", "{query}");
+    }
+}
