@@ -66,7 +66,7 @@ pub struct WorkerShared {
     /// HTTP client of custom steps (under the providers' outbound policy: a step's url is the API client's
     /// too).
     pub http: reqwest::Client,
-    /// This process's lease owner name (unique per start).
+    /// This process's name (unique per start), the prefix of its batches' lease holders.
     pub owner: String,
     pub settings: WorkerSettings,
 }

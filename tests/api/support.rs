@@ -4,8 +4,10 @@
 //! The database server is `DATABASE_URL`'s when set; otherwise a private cluster started from the
 //! installed PostgreSQL binaries in the target directory (kept running for the next run).
 
+mod answer_cut;
 mod contract;
 
+pub use answer_cut::AnswerCut;
 pub use contract::{register_api_port, ApiClient, ApiRequest, Contract};
 
 use std::net::SocketAddr;

@@ -36,7 +36,9 @@ pub async fn prepare(
     let mut conn = shared.pool.get().await?;
     let now = shared.engine.clock.now();
     conn.transaction::<_, AppError, _>(async |conn| {
-        if lock_leased(conn, &[job.id], &shared.owner).await?.is_empty() {
+        // The claimed job carries its batch's lease holder.
+        let holder = job.lease_owner.as_deref().unwrap_or_default();
+        if lock_leased(conn, &[job.id], holder).await?.is_empty() {
             return Ok(Prepared::LeaseLost);
         }
         let message_id = match message {

@@ -71,9 +71,9 @@ pub async fn run_fanouts(shared: Arc<WorkerShared>, wake: Arc<Notify>, mut stop:
             }
             Ok(false) => shared.settings.poll_interval,
             Err(error) => {
-                // The lease brings the fan-out back (to this or another worker) once it expires.
                 failures_in_a_row += 1;
-                tracing::warn!(%error, "topic fan-out failed; it resumes from its last page once its lease expires");
+                tracing::warn!(%error, "topic fan-out failed; it resumes from its last page");
+                give_back_held(&shared).await;
                 (shared.settings.poll_interval * failures_in_a_row.min(10)).min(std::time::Duration::from_secs(30))
             }
         };
@@ -119,6 +119,26 @@ async fn hand_back(conn: &mut AsyncPgConnection, id: Uuid, owner: &str, now: Dat
         .execute(conn)
         .await?;
     Ok(())
+}
+
+/// Makes the fan-out this process holds due again at once after a failure: even a claim that answered an
+/// error may have committed (the connection cut after its commit). The process runs one fan-out loop, so
+/// whatever its name holds is that loop's. The database may still be away: then the lease brings the
+/// fan-out back once it expires.
+async fn give_back_held(shared: &WorkerShared) {
+    let given_back = match shared.pool.get().await {
+        Ok(mut conn) => diesel::update(topic_fanouts::table)
+            .filter(topic_fanouts::status.eq("running"))
+            .filter(topic_fanouts::lease_owner.eq(&shared.owner))
+            .set((topic_fanouts::run_at.eq(shared.engine.clock.now()), topic_fanouts::lease_owner.eq(None::<String>)))
+            .execute(&mut conn)
+            .await
+            .map_err(AppError::from),
+        Err(error) => Err(error.into()),
+    };
+    if let Err(error) = given_back {
+        tracing::warn!(%error, "the failed topic fan-out waits for its lease");
+    }
 }
 
 fn lease(shared: &WorkerShared) -> TimeDelta {

@@ -19,13 +19,27 @@ pub struct Claimed {
     pub previous_status: JobStatus,
 }
 
-/// Claims up to `limit` jobs due at `now`, leased to `owner` until `now + lease`.
+/// The lease of one batch: a holder name of its own (the process's name and a fresh id) and its end.
+/// Being unique to the batch, it finds the batch's jobs again when the claim's answer was lost (the
+/// connection cut after its commit), without touching the jobs of the process's other loops.
+#[derive(Debug, Clone)]
+pub struct BatchLease {
+    pub holder: String,
+    pub until: DateTime<Utc>,
+}
+
+impl BatchLease {
+    pub fn new(process: &str, now: DateTime<Utc>, lease: TimeDelta) -> Self {
+        Self { holder: format!("{process}/{}", uuid::Uuid::now_v7().simple()), until: now + lease }
+    }
+}
+
+/// Claims up to `limit` jobs due at `now` under `lease`.
 pub async fn claim_due_jobs(
     conn: &mut AsyncPgConnection,
-    owner: &str,
+    lease: &BatchLease,
     limit: i64,
     now: DateTime<Utc>,
-    lease: TimeDelta,
 ) -> AppResult<Vec<Claimed>> {
     // The status list is a literal so the planner can prove `jobs_due_idx`'s predicate. `type_` is the
     // name the row struct reads the `type` column by.
@@ -45,8 +59,8 @@ pub async fn claim_due_jobs(
     )
     .bind::<Timestamptz, _>(now)
     .bind::<Int8, _>(limit)
-    .bind::<Timestamptz, _>(now + lease)
-    .bind::<Text, _>(owner)
+    .bind::<Timestamptz, _>(lease.until)
+    .bind::<Text, _>(&lease.holder)
     .load(conn)
     .await?;
     Ok(claimed)

@@ -11,6 +11,7 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
+use super::claim::BatchLease;
 use super::WorkerShared;
 use crate::db::batch::{update_by_pairs, update_from_records};
 use crate::db::schema::{jobs, messages};
@@ -27,6 +28,7 @@ use crate::workflow::JobStatus;
 pub async fn commit_outcomes(
     conn: &mut AsyncPgConnection,
     shared: &WorkerShared,
+    lease: &BatchLease,
     outcomes: Vec<Outcome>,
     now: DateTime<Utc>,
 ) -> AppResult<()> {
@@ -34,7 +36,7 @@ pub async fn commit_outcomes(
         .transaction::<_, AppError, _>(async |conn| {
             write_delivery_updates(conn, &outcomes, now).await?;
             let ids: Vec<Uuid> = outcomes.iter().map(|outcome| outcome.job.id).collect();
-            let owned: HashSet<Uuid> = lock_leased(conn, &ids, &shared.owner).await?;
+            let owned: HashSet<Uuid> = lock_leased(conn, &ids, &lease.holder).await?;
             let mut outcomes: Vec<Outcome> =
                 outcomes.into_iter().filter(|outcome| owned.contains(&outcome.job.id)).collect();
             if outcomes.len() < ids.len() {

@@ -17,10 +17,11 @@ use tokio::sync::{watch, Notify};
 use tracing::Instrument;
 
 pub use super::runtime::{WorkerSettings, WorkerShared};
+use claim::BatchLease;
+
 use super::steps::context::BatchContext;
 use super::steps::{run_job, StepInput};
 use super::{retention, topic_fanout};
-use uuid::Uuid;
 
 use crate::error::{AppError, AppResult};
 use crate::telemetry;
@@ -61,8 +62,10 @@ async fn batch_loop(shared: Arc<WorkerShared>, wake: Arc<Notify>, mut stop: watc
             Err(failure) => {
                 failures_in_a_row += 1;
                 let backoff = release::backoff(failures_in_a_row);
-                tracing::warn!(error = %failure.error, jobs = failure.claimed.len(), "worker batch failed; releasing its jobs");
-                release::release_jobs(&shared, &failure.claimed, backoff).await;
+                tracing::warn!(error = %failure.error, "worker batch failed; releasing its jobs");
+                if let Some(lease) = &failure.lease {
+                    release::release_jobs(&shared, lease, backoff).await;
+                }
                 backoff
             }
         };
@@ -84,41 +87,41 @@ async fn idle_pause(shared: &WorkerShared) -> Duration {
     }
 }
 
-/// A batch that failed, and the jobs it had claimed (none when the claim itself failed).
+/// A batch that failed, and its lease once the claim was sent: even a claim that answered an error may
+/// have committed (the connection cut after its commit), so its jobs are given back too.
 struct BatchFailure {
     error: AppError,
-    claimed: Vec<Uuid>,
-}
-
-impl From<AppError> for BatchFailure {
-    fn from(error: AppError) -> Self {
-        Self { error, claimed: Vec::new() }
-    }
+    lease: Option<BatchLease>,
 }
 
 /// Claims one batch, runs it and writes its outcomes; returns how many jobs it claimed.
 async fn run_batch(shared: &WorkerShared) -> Result<usize, BatchFailure> {
     let now = shared.engine.clock.now();
     let lease = TimeDelta::from_std(shared.settings.lease).unwrap_or(TimeDelta::seconds(60));
-    let claimed = {
-        let mut conn = shared.pool.get().await.map_err(AppError::from)?;
-        claim::claim_due_jobs(&mut conn, &shared.owner, shared.settings.batch_size, now, lease).await?
-    };
+    let lease = BatchLease::new(&shared.owner, now, lease);
+    let mut conn = shared.pool.get().await.map_err(|error| BatchFailure { error: error.into(), lease: None })?;
+    let failed = |error| BatchFailure { error, lease: Some(lease.clone()) };
+    let claimed = claim::claim_due_jobs(&mut conn, &lease, shared.settings.batch_size, now).await.map_err(failed)?;
+    drop(conn);
     if claimed.is_empty() {
         return Ok(0);
     }
     for claimed in &claimed {
         shared.engine.metrics.job(claimed.job.kind.as_str(), "claimed");
     }
-    let ids: Vec<Uuid> = claimed.iter().map(|claimed| claimed.job.id).collect();
-    run_claimed(shared, &claimed, now).await.map_err(|error| BatchFailure { error, claimed: ids })?;
+    run_claimed(shared, &lease, &claimed, now).await.map_err(failed)?;
     Ok(claimed.len())
 }
 
 /// Loads what the claimed jobs need, runs them and writes their outcomes as they finish: whatever has
 /// finished is committed together, so a slow provider call (up to its timeout) does not hold back the
 /// commit of the rest of its batch, and a batch of in-app steps, which all finish at once, is one commit.
-async fn run_claimed(shared: &WorkerShared, claimed: &[claim::Claimed], now: DateTime<Utc>) -> AppResult<()> {
+async fn run_claimed(
+    shared: &WorkerShared,
+    lease: &BatchLease,
+    claimed: &[claim::Claimed],
+    now: DateTime<Utc>,
+) -> AppResult<()> {
     let batch = {
         let mut conn = shared.pool.get().await?;
         let jobs: Vec<_> = claimed.iter().map(|claimed| claimed.job.clone()).collect();
@@ -152,7 +155,7 @@ async fn run_claimed(shared: &WorkerShared, claimed: &[claim::Claimed], now: Dat
         let ended: Vec<_> =
             finished.iter().map(|outcome| (outcome.job.kind.as_str(), outcome.status.as_str())).collect();
         let mut conn = shared.pool.get().await?;
-        commit::commit_outcomes(&mut conn, shared, finished, shared.engine.clock.now()).await?;
+        commit::commit_outcomes(&mut conn, shared, lease, finished, shared.engine.clock.now()).await?;
         for (step_type, status) in ended {
             shared.engine.metrics.job(step_type, status);
         }

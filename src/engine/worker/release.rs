@@ -8,12 +8,11 @@
 
 use std::time::Duration;
 
-use chrono::TimeDelta;
-use diesel::sql_types::{Array, Text, Timestamptz, Uuid as SqlUuid};
-use diesel_async::RunQueryDsl;
-use uuid::Uuid;
-
+use super::claim::BatchLease;
 use super::WorkerShared;
+use chrono::TimeDelta;
+use diesel::sql_types::{Text, Timestamptz};
+use diesel_async::RunQueryDsl;
 
 /// The first backoff after a failed batch; it doubles with each failure in a row.
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
@@ -25,16 +24,13 @@ pub(super) fn backoff(failures_in_a_row: u32) -> Duration {
     FIRST_BACKOFF.saturating_mul(1 << failures_in_a_row.saturating_sub(1).min(16)).min(MAX_BACKOFF)
 }
 
-/// Makes `jobs` due again `after` from now, if this worker still holds them. The database may still be
-/// away: it tries until it answers, or until the jobs' lease would have expired anyway.
-pub(super) async fn release_jobs(shared: &WorkerShared, jobs: &[Uuid], after: Duration) {
-    if jobs.is_empty() {
-        return;
-    }
+/// Makes the jobs `lease` still holds due again `after` from now. The database may still be away: it
+/// tries until it answers, or until the jobs' lease would have expired anyway.
+pub(super) async fn release_jobs(shared: &WorkerShared, lease: &BatchLease, after: Duration) {
     let give_up_at = tokio::time::Instant::now() + shared.settings.lease;
     let mut pause = FIRST_BACKOFF;
     loop {
-        match try_release(shared, jobs, after).await {
+        match try_release(shared, lease, after).await {
             Ok(released) => {
                 tracing::info!(released, "jobs of the failed batch released");
                 return;
@@ -52,17 +48,19 @@ pub(super) async fn release_jobs(shared: &WorkerShared, jobs: &[Uuid], after: Du
     }
 }
 
-async fn try_release(shared: &WorkerShared, jobs: &[Uuid], after: Duration) -> anyhow::Result<usize> {
+/// Written jobs no longer have the holder; `run_at` is the lease's end on every job the batch still holds,
+/// and lets the statement use the due-jobs index.
+async fn try_release(shared: &WorkerShared, lease: &BatchLease, after: Duration) -> anyhow::Result<usize> {
     let mut conn = shared.pool.get().await?;
     let now = shared.engine.clock.now();
     let released = diesel::sql_query(
         "UPDATE jobs SET run_at = $2, attempts = GREATEST(attempts - 1, 0), lease_owner = NULL, updated_at = $1
-         WHERE id = ANY($3) AND status = 'running' AND lease_owner = $4",
+         WHERE status = 'running' AND run_at = $3 AND lease_owner = $4",
     )
     .bind::<Timestamptz, _>(now)
     .bind::<Timestamptz, _>(now + TimeDelta::from_std(after).unwrap_or_default())
-    .bind::<Array<SqlUuid>, _>(jobs)
-    .bind::<Text, _>(&shared.owner)
+    .bind::<Timestamptz, _>(lease.until)
+    .bind::<Text, _>(&lease.holder)
     .execute(&mut conn)
     .await?;
     Ok(released)

@@ -185,3 +185,27 @@ async fn a_20000_member_topic_is_expanded_to_one_notification_and_its_jobs_per_m
     };
     assert_eq!(progress, json!({"status": "completed", "attempts": 1}));
 }
+
+/// A fan-out's claim that commits but whose answer is lost (the connection cut in between) is given
+/// back at once, as any failed fan-out is, instead of waiting out its 30 s lease.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fan_out_whose_claim_lost_its_answer_resumes_without_waiting_for_the_lease() {
+    let database_url = crate::support::fresh_schema_url().await;
+    let cut = crate::support::AnswerCut::start(&database_url).await;
+    let server = TestServer::start_on(cut.url_through(&database_url)).await;
+    create_workflow(&server, "news", json!([in_app_step()])).await;
+    add(&server, "lost", &["l1", "l2"]).await;
+    // The fan-out claim, and an answer that returns this trigger's fan-out.
+    cut.arm("f.after_subscriber_id", "lost-fanout");
+
+    let body = json!({"name": "news", "to": {"type": "Topic", "topicKey": "lost"}, "transactionId": "lost-fanout"});
+    trigger_processed(&server, body).await;
+    let started = tokio::time::Instant::now();
+    while count(&server, "topic_fanouts WHERE status <> 'completed'").await > 0 {
+        assert!(started.elapsed() < Duration::from_secs(10), "the fan-out waited for its lease");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(cut.cuts(), 1, "the claim of the trigger's fan-out lost its answer");
+    wait_until_settled(&server).await;
+    assert_eq!(recipients_of(&server, "lost-fanout").await, once(&["l1", "l2"]));
+}
