@@ -4,9 +4,9 @@
 # docs/openapi.json is valid OpenAPI 3.1, starts Herald on a loopback port (its private PostgreSQL
 # cluster in a temporary data directory, or DATABASE_URL's database), and fuzzes every operation with
 # every schemathesis check on, a fixed seed and a bounded number of examples: any failure or server
-# error fails the script. Like scripts/test-clients.sh it runs the debug binary `cargo test --no-run`
-# builds. scripts/schemathesis.toml says which statuses count as accepting valid data where the
-# server checks more than a schema can state; scripts/schemathesis_hooks.py gives each request an
+# error fails the script. scripts/start-herald.sh starts Herald, as for scripts/test-clients.sh.
+# scripts/schemathesis.toml says which statuses count as accepting valid data where the server
+# checks more than a schema can state; scripts/schemathesis_hooks.py gives each request an
 # Idempotency-Key of its own. SCHEMATHESIS_PORT (default 3199) picks the port, SCHEMATHESIS_EXAMPLES
 # (default 12) the examples per operation and phase.
 set -euo pipefail
@@ -14,9 +14,7 @@ cd "$(dirname "$0")/.."
 
 port=${SCHEMATHESIS_PORT:-3199}
 examples=${SCHEMATHESIS_EXAMPLES:-12}
-url="http://127.0.0.1:$port"
 target=${CARGO_TARGET_DIR:-target}
-herald=$target/debug/herald
 venv=$target/schemathesis-venv
 report=$target/schemathesis
 
@@ -27,39 +25,10 @@ if [ ! -x "$venv/bin/st" ]; then
 fi
 "$venv/bin/openapi-spec-validator" docs/openapi.json
 
-cargo test --no-run
-work=$(mktemp -d)
-chmod 755 "$work" # as root, Herald runs PostgreSQL as `postgres`, which must reach the cluster inside
-pid=
-stop() {
-  if [ -n "$pid" ]; then
-    kill "$pid" 2>/dev/null && { wait "$pid" 2>/dev/null || true; } # SIGTERM: stops the cluster too
-  fi
-  rm -rf "$work"
-}
-trap stop EXIT
-
-if [ -n "${DATABASE_URL:-}" ]; then
-  key=$("$herald" admin create-environment --organization "herald-schemathesis-$(date +%s)-$$" \
-    --name development | sed -n 's/^api key //p')
-fi
-HERALD_DATA_DIR="$work/data" HERALD_ADDR="127.0.0.1:$port" HERALD_LOG_FORMAT=json RUST_LOG=${RUST_LOG:-warn} \
-  "$herald" serve >"$work/herald.log" 2>&1 &
-pid=$!
-for attempt in $(seq 1 600); do # a first start runs initdb: allow up to 60 s
-  if [ -z "${DATABASE_URL:-}" ] && [ -s "$work/data/api-key" ]; then
-    key=$(head -n1 "$work/data/api-key")
-  fi
-  if [ -n "${key:-}" ] && curl -sf -o /dev/null -H "Authorization: ApiKey $key" "$url/v1/environments/me"; then
-    break
-  fi
-  if ! kill -0 "$pid" 2>/dev/null || [ "$attempt" = 600 ]; then
-    echo "herald did not start:" >&2
-    cat "$work/herald.log" >&2
-    exit 1
-  fi
-  sleep 0.1
-done
+organization=herald-schemathesis
+export HERALD_LOG_FORMAT=json # the errors looked for below are JSON log lines
+# shellcheck source=scripts/start-herald.sh
+source scripts/start-herald.sh
 
 # The served document must be the committed one that was just validated.
 curl -sf "$url/openapi.json" | python3 -c '
@@ -71,7 +40,7 @@ sys.exit(0 if served == committed else "the served document differs from docs/op
 status=0
 SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH=scripts \
   "$venv/bin/st" --config-file scripts/schemathesis.toml run "$url/openapi.json" \
-  --header "Authorization: ApiKey $key" \
+  --header "Authorization: ApiKey $HERALD_API_KEY" \
   --checks all \
   --seed 17 \
   --max-examples "$examples" \

@@ -285,3 +285,36 @@ async fn concurrent_cancels_cancel_each_job_once() {
         }
     }
 }
+
+/// Adds to a topic racing deletes of it: a delete removes only an empty topic, so every member an add
+/// reported stays a member (an add never joins a topic a delete is removing, nor fails on it), and the
+/// topic exists at the end with all of them.
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_adds_and_deletes_of_one_topic_lose_no_member() {
+    let server = TestServer::start().await;
+    for index in 0..CALLS {
+        create_subscriber(&server, json!({ "subscriberId": format!("s{index}") })).await;
+    }
+    for round in 0..5 {
+        let key = format!("race-{round}");
+        let (status, body) = server.send_json(Method::POST, "/v1/topics", &json!({"key": key, "name": "Race"})).await;
+        assert_eq!(status, 201, "{body}");
+        storm(&server, &[200, 204, 404, 409], |index| match index % 2 {
+            0 => (
+                Method::POST,
+                format!("/v1/topics/{key}/subscribers"),
+                Some(json!({ "subscribers": [format!("s{index}")] })),
+            ),
+            _ => (Method::DELETE, format!("/v1/topics/{key}"), None),
+        })
+        .await;
+        let (status, topic) = server.get_json(&format!("/v1/topics/{key}")).await;
+        assert_eq!(status, 200, "round {round}: {topic}");
+        let mut members: Vec<String> =
+            topic["subscribers"].as_array().unwrap().iter().map(|id| id.as_str().unwrap().to_string()).collect();
+        members.sort();
+        let mut added: Vec<String> = (0..CALLS).step_by(2).map(|index| format!("s{index}")).collect();
+        added.sort();
+        assert_eq!(members, added, "round {round}");
+    }
+}

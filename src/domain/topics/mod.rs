@@ -11,7 +11,7 @@ pub use members::{
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
 use crate::db::schema::{topic_subscribers, topics};
@@ -122,6 +122,33 @@ pub async fn find_topic(conn: &mut AsyncPgConnection, tenant: Tenant, key: &str)
         .optional()?)
 }
 
+/// How [`lock_topic`] locks the topic row.
+pub(crate) enum TopicLock {
+    /// Adding members: any number of adds at once, but no delete.
+    Share,
+    /// Deleting it: alone.
+    Update,
+}
+
+/// The topic `key` locked until the transaction ends, if it exists (a row deleted while this waited for
+/// its lock is not returned).
+pub(crate) async fn lock_topic(
+    conn: &mut AsyncPgConnection,
+    tenant: Tenant,
+    key: &str,
+    lock: TopicLock,
+) -> AppResult<Option<Topic>> {
+    let query = topics::table
+        .filter(topics::environment_id.eq(tenant.environment_id))
+        .filter(topics::key.eq(key))
+        .select(Topic::as_select());
+    let topic = match lock {
+        TopicLock::Share => query.for_share().first(conn).await,
+        TopicLock::Update => query.for_update().first(conn).await,
+    };
+    Ok(topic.optional()?)
+}
+
 /// The topic `key`, or 404.
 pub async fn get_topic(conn: &mut AsyncPgConnection, tenant: Tenant, key: &str) -> AppResult<Topic> {
     find_topic(conn, tenant, key).await?.ok_or_else(|| not_found(key))
@@ -218,22 +245,24 @@ pub async fn rename_topic(
 /// Deletes the topic `key`: 404 when unknown, 409 while it has members (as the reference service
 /// answers: removing the members first is an explicit act, not a side effect of a delete).
 pub async fn delete_topic(conn: &mut AsyncPgConnection, tenant: Tenant, key: &str) -> AppResult<()> {
-    let topic = get_topic(conn, tenant, key).await?;
-    // One statement: a member added concurrently either is seen here or waits for the delete and then
-    // finds no topic (its foreign key), never a member of a deleted topic.
-    let deleted = diesel::delete(topics::table)
-        .filter(topics::id.eq(topic.id))
-        .filter(diesel::dsl::not(diesel::dsl::exists(
+    conn.transaction::<_, AppError, _>(async |conn| {
+        // Locked first, so that the members are counted after any add holding the topic has committed
+        // (each statement here sees what committed before it started).
+        let topic = lock_topic(conn, tenant, key, TopicLock::Update).await?.ok_or_else(|| not_found(key))?;
+        let has_members: bool = diesel::select(diesel::dsl::exists(
             topic_subscribers::table.filter(topic_subscribers::topic_id.eq(topic.id)),
-        )))
-        .execute(conn)
+        ))
+        .get_result(conn)
         .await?;
-    if deleted == 0 {
-        return Err(AppError::Conflict(format!(
-            "Topic with key {key} still has subscribers; remove them before deleting it"
-        )));
-    }
-    Ok(())
+        if has_members {
+            return Err(AppError::Conflict(format!(
+                "Topic with key {key} still has subscribers; remove them before deleting it"
+            )));
+        }
+        diesel::delete(topics::table.filter(topics::id.eq(topic.id))).execute(conn).await?;
+        Ok(())
+    })
+    .await
 }
 
 pub(crate) fn not_found(key: &str) -> AppError {
