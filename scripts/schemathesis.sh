@@ -7,8 +7,9 @@
 # error fails the script. Like scripts/test-clients.sh it runs the debug binary `cargo test --no-run`
 # builds. scripts/schemathesis.toml says which statuses count as accepting valid data where the
 # server checks more than a schema can state; scripts/schemathesis_hooks.py gives each request an
-# Idempotency-Key of its own. SCHEMATHESIS_PORT (default 3199) picks the port, SCHEMATHESIS_EXAMPLES
-# (default 12) the examples per operation and phase.
+# Idempotency-Key of its own, and the inbox routes an inbox session token. SCHEMATHESIS_PORT
+# (default 3199) picks the port, SCHEMATHESIS_EXAMPLES (default 12) the examples per operation and
+# phase.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -60,6 +61,18 @@ for attempt in $(seq 1 600); do # a first start runs initdb: allow up to 60 s
   fi
   sleep 0.1
 done
+
+# The inbox routes take a session token: an in-app integration (the seeded environment has one; a
+# second does no harm), a subscriber, and a session for it.
+api() { curl -sf -H "Authorization: ApiKey $key" -H 'content-type: application/json' "$@"; }
+api -o /dev/null -X POST "$url/v1/integrations" \
+  -d '{"providerId":"svc","channel":"in_app","active":true,"credentials":{}}'
+api -o /dev/null -X POST "$url/v2/subscribers" -d '{"subscriberId":"schemathesis-inbox"}' || true
+application=$(api "$url/v1/environments/me" | python3 -c 'import json,sys; print(json.load(sys.stdin)["applicationIdentifier"])')
+HERALD_INBOX_TOKEN=$(curl -sf -H 'content-type: application/json' -X POST "$url/v1/inbox/session" \
+  -d "{\"applicationIdentifier\":\"$application\",\"subscriberId\":\"schemathesis-inbox\"}" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["token"])')
+export HERALD_INBOX_TOKEN
 
 # The served document must be the committed one that was just validated.
 curl -sf "$url/openapi.json" | python3 -c '
