@@ -7,9 +7,8 @@
 # error fails the script. Like scripts/test-clients.sh it runs the debug binary `cargo test --no-run`
 # builds. scripts/schemathesis.toml says which statuses count as accepting valid data where the
 # server checks more than a schema can state; scripts/schemathesis_hooks.py gives each request an
-# Idempotency-Key of its own, and the inbox routes an inbox session token. SCHEMATHESIS_PORT
-# (default 3199) picks the port, SCHEMATHESIS_EXAMPLES (default 12) the examples per operation and
-# phase.
+# Idempotency-Key of its own. SCHEMATHESIS_PORT (default 3199) picks the port, SCHEMATHESIS_EXAMPLES
+# (default 12) the examples per operation and phase.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
