@@ -30,6 +30,18 @@ export HERALD_LOG_FORMAT=json # the errors looked for below are JSON log lines
 # shellcheck source=scripts/start-herald.sh
 source scripts/start-herald.sh
 
+# The inbox routes take a session token: an in-app integration (the seeded environment has one; a
+# second does no harm), a subscriber, and a session for it.
+api() { curl -sf -H "Authorization: ApiKey $key" -H 'content-type: application/json' "$@"; }
+api -o /dev/null -X POST "$url/v1/integrations" \
+  -d '{"providerId":"svc","channel":"in_app","active":true,"credentials":{}}'
+api -o /dev/null -X POST "$url/v2/subscribers" -d '{"subscriberId":"schemathesis-inbox"}' || true
+application=$(api "$url/v1/environments/me" | python3 -c 'import json,sys; print(json.load(sys.stdin)["applicationIdentifier"])')
+HERALD_INBOX_TOKEN=$(curl -sf -H 'content-type: application/json' -X POST "$url/v1/inbox/session" \
+  -d "{\"applicationIdentifier\":\"$application\",\"subscriberId\":\"schemathesis-inbox\"}" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["token"])')
+export HERALD_INBOX_TOKEN
+
 # The served document must be the committed one that was just validated.
 curl -sf "$url/openapi.json" | python3 -c '
 import json, sys

@@ -1,10 +1,15 @@
 """Schemathesis hooks for Herald (scripts/schemathesis.sh loads them through SCHEMATHESIS_HOOKS)."""
 
+import os
 import uuid
 
 import schemathesis
 
 KEY = "Idempotency-Key"
+# The inbox routes take an inbox session token instead of the API key (scripts/schemathesis.sh opens
+# a session and passes its token here).
+INBOX = "/v1/inbox/notifications"
+INBOX_TOKEN = os.environ.get("HERALD_INBOX_TOKEN")
 
 
 @schemathesis.hook
@@ -17,6 +22,11 @@ def before_call(context, case, kwargs):
     data = getattr(getattr(case.meta, "phase", None), "data", None)
     if getattr(data, "parameter", None) == "Authorization":
         return
+    if INBOX_TOKEN and case.path.startswith(INBOX):
+        bearer = f"Bearer {INBOX_TOKEN}"
+        case.headers = {**(case.headers or {}), "Authorization": bearer}
+        if isinstance(kwargs.get("headers"), dict):
+            kwargs["headers"]["Authorization"] = bearer
     key = (case.headers or {}).get(KEY)
     if key is not None and 1 <= len(key) <= 255:
         fresh = str(uuid.uuid4())

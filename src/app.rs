@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::auth::ApiKeyCache;
 use crate::crypto::CredentialCipher;
 use crate::db::{DbConn, DbPool};
+use crate::domain::inbox::SessionTokens;
 use crate::domain::tenancy::EnvironmentCache;
 use crate::engine::delivery_status::SnsCertificates;
 use crate::engine::EngineContext;
@@ -33,6 +34,8 @@ pub struct AppState {
     pub environments: EnvironmentCache,
     /// This process's token buckets.
     pub rate_limits: RateLimits,
+    /// Issues and verifies inbox session tokens (keyed from the same secret as `cipher`).
+    pub inbox_tokens: SessionTokens,
 }
 
 impl AppState {

@@ -1,6 +1,9 @@
-//! API key authentication, shared by REST and gRPC: one axum middleware resolves
+//! Authentication, shared by REST and gRPC: one axum middleware resolves
 //! `Authorization: ApiKey <key>` (gRPC: the `authorization` metadata, which is the same header)
 //! into a [`Tenant`] stored in the request extensions, where REST handlers and tonic methods read it.
+//! The inbox routes use [`authenticate_subscriber`] instead: `Authorization: Bearer <session token>`
+//! resolves to the token's [`InboxSubscriber`] and its tenant, so the rate limits and idempotency keys,
+//! which go by the tenant, count an inbox call against the environment it acts in.
 //! Keys are resolved through [`ApiKeyCache`], so an authenticated request costs no database round trip
 //! in the steady state.
 
@@ -12,11 +15,13 @@ use axum::response::{IntoResponse, Response};
 
 use crate::app::AppState;
 use crate::db::DbPool;
+use crate::domain::inbox::InboxSubscriber;
 use crate::domain::tenancy::{self, Tenant};
 use crate::error::render::is_grpc;
 use crate::error::AppError;
 
 const SCHEME: &str = "ApiKey";
+const BEARER: &str = "Bearer";
 
 /// Rejects the request with one of the contract's three 401s, or lets it on with its [`Tenant`].
 pub async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
@@ -33,15 +38,37 @@ pub async fn authenticate(State(state): State<AppState>, mut request: Request, n
 }
 
 async fn resolve_tenant(state: &AppState, authorization: Option<http::HeaderValue>) -> Result<Tenant, AppError> {
+    let key = credential(authorization.as_ref(), SCHEME)?;
+    state.api_keys.resolve(&state.pool, key).await?.ok_or_else(|| AppError::Unauthenticated("API Key not found".into()))
+}
+
+/// The credential of an `Authorization: <scheme> <credential>` header, or the contract's 401.
+fn credential<'a>(authorization: Option<&'a http::HeaderValue>, scheme: &str) -> Result<&'a str, AppError> {
     let header = authorization.ok_or_else(|| AppError::Unauthenticated("Missing authorization header".into()))?;
-    let key = header
+    header
         .to_str()
         .ok()
         .and_then(|value| value.split_once(' '))
-        .filter(|(scheme, _)| *scheme == SCHEME)
-        .map(|(_, key)| key.trim())
-        .ok_or_else(|| AppError::Unauthenticated("Invalid authentication scheme".into()))?;
-    state.api_keys.resolve(&state.pool, key).await?.ok_or_else(|| AppError::Unauthenticated("API Key not found".into()))
+        .filter(|(given, _)| *given == scheme)
+        .map(|(_, credential)| credential.trim())
+        .ok_or_else(|| AppError::Unauthenticated("Invalid authentication scheme".into()))
+}
+
+/// The inbox routes' authentication: a valid session token lets the request on with its
+/// [`InboxSubscriber`] and [`Tenant`]; anything else is a 401. Verifying costs no database round trip.
+pub async fn authenticate_subscriber(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let authorization = request.headers().get(http::header::AUTHORIZATION);
+    match credential(authorization, BEARER).and_then(|token| state.inbox_tokens.verify(token)) {
+        Ok(subscriber) => {
+            tracing::Span::current()
+                .record("environment_id", tracing::field::display(subscriber.tenant.environment_id));
+            request.extensions_mut().insert(subscriber.tenant);
+            request.extensions_mut().insert(subscriber);
+            next.run(request).await
+        }
+        Err(error) if is_grpc(&request) => tonic::Status::from(error).into_http(),
+        Err(error) => error.into_response(),
+    }
 }
 
 /// API keys (by their SHA-256) resolved to their environment, unknown keys included, for
@@ -81,6 +108,15 @@ impl ApiKeyCache {
             .await
             .map_err(AppError::from_shared)
     }
+}
+
+/// The subscriber the inbox authentication resolved; every inbox tonic method starts here.
+pub fn subscriber_of<T>(request: &tonic::Request<T>) -> Result<InboxSubscriber, tonic::Status> {
+    request
+        .extensions()
+        .get::<InboxSubscriber>()
+        .cloned()
+        .ok_or_else(|| AppError::Unauthenticated("Missing authorization header".into()).into())
 }
 
 /// The tenant the auth middleware resolved; every authenticated tonic method starts here.

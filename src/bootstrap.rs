@@ -29,7 +29,7 @@ pub async fn first_start(pool: &DbPool, cipher: &CredentialCipher, data_dir: &Pa
         }
         return Ok(());
     }
-    let (environment, key) = tenancy::create_environment(&mut conn, "Default", "development").await?;
+    let (environment, key) = tenancy::create_environment(&mut conn, cipher, "Default", "development").await?;
     crate::domain::seed::seed_environment(&mut conn, cipher, &environment).await?;
     let key_file = write_key_file(data_dir, &key.key)?;
     println!("Herald is ready. API key for environment 'development' (also in {}):", key_file.display());

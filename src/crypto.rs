@@ -1,5 +1,7 @@
-//! Encryption at rest of integration credentials: XChaCha20-Poly1305 under the server's secret key.
-//! A stored value is `nonce (24 bytes) || ciphertext`; a random nonce per value.
+//! Encryption at rest of integration credentials (and API keys): XChaCha20-Poly1305 under the server's
+//! secret key. A stored value is `nonce (24 bytes) || ciphertext`; a random nonce per value. Other
+//! secrets the server needs (the inbox session tokens' signing key) are derived from the same key, so
+//! every process sharing the key file or `HERALD_SECRET_KEY` agrees on them.
 
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -9,6 +11,8 @@ use anyhow::{bail, Context};
 use base64::Engine;
 use chacha20poly1305::aead::{Aead, AeadCore, KeyInit, OsRng};
 use chacha20poly1305::XChaCha20Poly1305;
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
 
 const NONCE_BYTES: usize = 24;
 /// Name of the generated key file inside the data directory.
@@ -18,6 +22,8 @@ pub const SECRET_KEY_FILE: &str = "secret-key";
 #[derive(Clone)]
 pub struct CredentialCipher {
     cipher: XChaCha20Poly1305,
+    /// The secret key itself, for [`derive_key`](Self::derive_key).
+    secret: [u8; 32],
 }
 
 impl std::fmt::Debug for CredentialCipher {
@@ -35,12 +41,12 @@ impl CredentialCipher {
         if key.len() != 32 {
             bail!("the secret key must be 32 bytes (base64 of 32 random bytes), not {}", key.len());
         }
-        Ok(Self { cipher: XChaCha20Poly1305::new_from_slice(&key).expect("32-byte key") })
+        Ok(Self::with_key(key.try_into().expect("checked to be 32 bytes")))
     }
 
     /// A cipher with a fresh random key (tests, one-off tools).
     pub fn random() -> Self {
-        Self { cipher: XChaCha20Poly1305::new(&XChaCha20Poly1305::generate_key(&mut OsRng)) }
+        Self::with_key(XChaCha20Poly1305::generate_key(&mut OsRng).into())
     }
 
     /// The key from `HERALD_SECRET_KEY` when given, else from the data directory's key file,
@@ -63,7 +69,19 @@ impl CredentialCipher {
             .with_context(|| format!("creating {}", path.display()))?;
         writeln!(file, "{}", base64::engine::general_purpose::STANDARD.encode(key))?;
         tracing::warn!(file = %path.display(), "generated a new secret key for integration credentials; keep it with the database");
-        Ok(Self { cipher: XChaCha20Poly1305::new(&key) })
+        Ok(Self::with_key(key.into()))
+    }
+
+    fn with_key(secret: [u8; 32]) -> Self {
+        Self { cipher: XChaCha20Poly1305::new(&secret.into()), secret }
+    }
+
+    /// A key for `purpose`, derived from the secret key (HMAC-SHA256 keyed with it over the purpose's
+    /// label): independent of the encryption key and of other purposes' keys.
+    pub fn derive_key(&self, purpose: &str) -> [u8; 32] {
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.secret).expect("HMAC takes keys of any length");
+        mac.update(purpose.as_bytes());
+        mac.finalize().into_bytes().into()
     }
 
     /// Encrypts `plaintext` under a fresh nonce.
@@ -108,6 +126,16 @@ mod tests {
         assert!(CredentialCipher::random().decrypt(&stored).is_err());
         *stored.last_mut().unwrap() ^= 1;
         assert!(cipher.decrypt(&stored).is_err());
+    }
+
+    #[test]
+    fn derived_keys_depend_on_the_secret_and_the_purpose() {
+        let encoded = base64::engine::general_purpose::STANDARD.encode([7u8; 32]);
+        let cipher = CredentialCipher::from_base64_key(&encoded).unwrap();
+        let again = CredentialCipher::from_base64_key(&encoded).unwrap();
+        assert_eq!(cipher.derive_key("a"), again.derive_key("a"));
+        assert_ne!(cipher.derive_key("a"), cipher.derive_key("b"));
+        assert_ne!(cipher.derive_key("a"), CredentialCipher::random().derive_key("a"));
     }
 
     #[test]

@@ -80,7 +80,7 @@ async fn run(cli: Cli, database: &Database) -> anyhow::Result<()> {
     match cli.command {
         None | Some(Command::Serve) => serve(&cli.global, &cli.engine, database).await,
         Some(Command::Migrate) => Ok(()),
-        Some(Command::Admin(command)) => admin(command, &cli.engine, database).await,
+        Some(Command::Admin(command)) => admin(command, &cli.global, &cli.engine, database).await,
     }
 }
 
@@ -115,16 +115,23 @@ async fn serve(settings: &GlobalSettings, engine_settings: &EngineSettings, data
     running.shutdown().await
 }
 
-async fn admin(command: AdminCommand, engine: &EngineSettings, database: &Database) -> anyhow::Result<()> {
+async fn admin(
+    command: AdminCommand,
+    settings: &GlobalSettings,
+    engine: &EngineSettings,
+    database: &Database,
+) -> anyhow::Result<()> {
     let mut conn = database.pool.get().await?;
+    // New keys are kept encrypted under the server's key too (inbox sessions' subscriberHash).
+    let cipher = || CredentialCipher::load(settings.secret_key.as_deref(), &settings.database.data_dir);
     match command {
         AdminCommand::CreateEnvironment { organization, name } => {
-            let (environment, key) = tenancy::create_environment(&mut conn, &organization, &name).await?;
+            let (environment, key) = tenancy::create_environment(&mut conn, &cipher()?, &organization, &name).await?;
             println!("environment {} ({})", environment.id, environment.name);
             println!("api key {}", key.key);
         }
         AdminCommand::CreateApiKey { environment } => {
-            let key = tenancy::create_api_key(&mut conn, environment).await?;
+            let key = tenancy::create_api_key(&mut conn, &cipher()?, environment).await?;
             println!("api key {}", key.key);
         }
         AdminCommand::ListEnvironments => {

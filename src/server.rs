@@ -46,7 +46,8 @@ pub fn router(
     let documentation = rest_handling(openapi::routes().with_state(document));
     let idempotency = from_fn_with_state(state.clone(), idempotency::guard);
     let rate_limit = from_fn_with_state(state.clone(), rate_limit::limit);
-    let authenticate = from_fn_with_state(state, auth::authenticate);
+    let authenticate = from_fn_with_state(state.clone(), auth::authenticate);
+    let authenticate_subscriber = from_fn_with_state(state, auth::authenticate_subscriber);
 
     // Inner to outer: the key's claim and answer wrap the method; the rate limit counts replays too
     // and never lets a refused request claim a key; both need the tenant.
@@ -55,6 +56,26 @@ pub fn router(
         .route_layer(rate_limit.clone())
         .route_layer(authenticate.clone())
         .layer(CatchPanicLayer::custom(grpc_panic_response));
+
+    // The inbox: the session service is open (its callers have no credential yet); the others take
+    // a session token, whose environment the rate limit and idempotency keys go by.
+    let inbox_grpc = crate::grpc::inbox_routes(&services)
+        .route_layer(idempotency.clone())
+        .route_layer(rate_limit.clone())
+        .route_layer(authenticate_subscriber.clone())
+        .merge(crate::grpc::inbox_session_routes(&services))
+        .layer(CatchPanicLayer::custom(grpc_panic_response));
+    let inbox_session = rest_handling(
+        rest::inbox_session_routes().with_state(services.clone()).route_layer(from_fn(rest::require_json_body)),
+    );
+    let inbox = rest_handling(
+        rest::inbox_routes()
+            .with_state(services.clone())
+            .route_layer(from_fn(rest::require_json_body))
+            .route_layer(idempotency.clone())
+            .route_layer(rate_limit.clone())
+            .route_layer(authenticate_subscriber),
+    );
 
     let rest = rest_handling(
         rest::routes()
@@ -69,7 +90,10 @@ pub fn router(
     public_grpc_routes(grpc_health)
         .merge(health.routes())
         .merge(herald_grpc)
+        .merge(inbox_grpc)
         .merge(rest)
+        .merge(inbox_session)
+        .merge(inbox)
         .merge(webhooks)
         .merge(documentation)
         .fallback(not_found_fallback)
@@ -116,6 +140,8 @@ fn request_span(request: &Request<Body>) -> Span {
 pub fn api_document() -> serde_json::Value {
     let mut declarations = Declarations::default();
     declarations.add(&rest::routes());
+    declarations.add(&rest::inbox_session_routes());
+    declarations.add(&rest::inbox_routes());
     declarations.add(&rest::webhook_routes());
     declarations.add(&Health::declared_routes());
     declarations.add(&openapi::routes());

@@ -13,6 +13,7 @@ use crate::app::AppState;
 use crate::config::RateLimitSettings;
 use crate::crypto::CredentialCipher;
 use crate::db::DbPool;
+use crate::domain::inbox::SessionTokens;
 use crate::engine::delivery_status::SnsCertificates;
 use crate::engine::worker::{run_workers, WorkerSettings, WorkerShared};
 use crate::engine::{Clock, EngineContext};
@@ -119,6 +120,7 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
             tokio::spawn(processes::heartbeat(pool.clone(), rate_limits.processes(), stop_server.subscribe()));
             let state = AppState {
                 pool,
+                inbox_tokens: SessionTokens::new(&cipher),
                 cipher,
                 engine,
                 public_url,

@@ -18,6 +18,8 @@ diesel::table! {
         name -> Text,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        /// Public: names the environment to an inbox session.
+        application_identifier -> Text,
     }
 }
 
@@ -27,6 +29,8 @@ diesel::table! {
         environment_id -> Uuid,
         key_hash -> Bytea,
         created_at -> Timestamptz,
+        /// The key under the credential cipher; NULL for keys created before it was kept.
+        key_encrypted -> Nullable<Bytea>,
     }
 }
 

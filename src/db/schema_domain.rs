@@ -285,6 +285,8 @@ diesel::table! {
         updated_at -> Timestamptz,
         /// The provider's id for the message, once a provider accepted it.
         provider_message_id -> Nullable<Text>,
+        /// When the subscriber archived it (inbox); NULL when not archived.
+        archived_at -> Nullable<Timestamptz>,
     }
 }
 

@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::validation::Validator;
+use crate::crypto::CredentialCipher;
 use crate::db::schema::{api_keys, environments, organizations};
 use crate::error::{AppError, AppResult};
 
@@ -20,6 +21,8 @@ pub struct Environment {
     pub name: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// Public: an inbox session names its environment with it.
+    pub application_identifier: String,
 }
 
 /// An environment with the name of its organization, for listings.
@@ -36,7 +39,8 @@ pub struct Tenant {
     pub environment_id: Uuid,
 }
 
-/// A freshly issued API key. The plain key exists only here; the database keeps its hash.
+/// A freshly issued API key. The database keeps its hash (every request's lookup) and the key
+/// encrypted with the credential cipher (to check inbox sessions' `subscriberHash`).
 #[derive(Debug, Clone)]
 pub struct IssuedApiKey {
     pub environment_id: Uuid,
@@ -58,6 +62,48 @@ pub async fn find_tenant_by_api_key(conn: &mut AsyncPgConnection, key: &str) -> 
         .await
         .optional()?;
     Ok(found.map(|(organization_id, environment_id)| Tenant { organization_id, environment_id }))
+}
+
+/// The environment an inbox session names by its public identifier; None when no environment has it.
+pub async fn find_environment_by_application_identifier(
+    conn: &mut AsyncPgConnection,
+    application_identifier: &str,
+) -> AppResult<Option<Environment>> {
+    Ok(environments::table
+        .filter(environments::application_identifier.eq(application_identifier))
+        .select(Environment::as_select())
+        .first(conn)
+        .await
+        .optional()?)
+}
+
+/// The environment's API keys that can be recovered, oldest first: those created before the keys were
+/// kept encrypted exist only as hashes and are missing here.
+pub async fn recoverable_api_keys(
+    conn: &mut AsyncPgConnection,
+    cipher: &CredentialCipher,
+    environment_id: Uuid,
+) -> AppResult<Vec<String>> {
+    let encrypted: Vec<Vec<u8>> = api_keys::table
+        .filter(api_keys::environment_id.eq(environment_id))
+        .filter(api_keys::key_encrypted.is_not_null())
+        .order((api_keys::created_at, api_keys::id))
+        .select(api_keys::key_encrypted.assume_not_null())
+        .load(conn)
+        .await?;
+    encrypted
+        .iter()
+        .map(|stored| {
+            let plain = cipher.decrypt(stored).map_err(|error| AppError::internal(error.to_string()))?;
+            String::from_utf8(plain).map_err(AppError::internal)
+        })
+        .collect()
+}
+
+/// A new environment's public identifier: 122 random bits in hex, the format the migration gives
+/// environments that existed before identifiers did.
+fn new_application_identifier() -> String {
+    Uuid::new_v4().simple().to_string()
 }
 
 /// Loads an environment by id.
@@ -123,6 +169,7 @@ pub async fn list_environments(conn: &mut AsyncPgConnection) -> AppResult<Vec<En
 /// An environment of that name already in the organization → 409.
 pub async fn create_environment(
     conn: &mut AsyncPgConnection,
+    cipher: &CredentialCipher,
     organization_name: &str,
     environment_name: &str,
 ) -> AppResult<(Environment, IssuedApiKey)> {
@@ -143,6 +190,7 @@ pub async fn create_environment(
             name: environment_name.clone(),
             created_at: now,
             updated_at: now,
+            application_identifier: new_application_identifier(),
         };
         let inserted = diesel::insert_into(environments::table)
             .values(&environment)
@@ -154,7 +202,7 @@ pub async fn create_environment(
                 "Environment {environment_name} already exists in organization {organization_name}"
             )));
         }
-        let key = insert_api_key(conn, environment.id).await?;
+        let key = insert_api_key(conn, cipher, environment.id).await?;
         Ok((environment, key))
     })
     .await
@@ -173,12 +221,20 @@ async fn upsert_organization(conn: &mut AsyncPgConnection, name: &str) -> AppRes
 }
 
 /// Issues a new API key for an existing environment.
-pub async fn create_api_key(conn: &mut AsyncPgConnection, environment_id: Uuid) -> AppResult<IssuedApiKey> {
+pub async fn create_api_key(
+    conn: &mut AsyncPgConnection,
+    cipher: &CredentialCipher,
+    environment_id: Uuid,
+) -> AppResult<IssuedApiKey> {
     get_environment(conn, environment_id).await?;
-    insert_api_key(conn, environment_id).await
+    insert_api_key(conn, cipher, environment_id).await
 }
 
-async fn insert_api_key(conn: &mut AsyncPgConnection, environment_id: Uuid) -> AppResult<IssuedApiKey> {
+async fn insert_api_key(
+    conn: &mut AsyncPgConnection,
+    cipher: &CredentialCipher,
+    environment_id: Uuid,
+) -> AppResult<IssuedApiKey> {
     let mut secret = [0u8; 32];
     rand::rng().fill_bytes(&mut secret);
     let key = format!("hk_{}", hex::encode(secret));
@@ -187,6 +243,7 @@ async fn insert_api_key(conn: &mut AsyncPgConnection, environment_id: Uuid) -> A
             api_keys::id.eq(Uuid::now_v7()),
             api_keys::environment_id.eq(environment_id),
             api_keys::key_hash.eq(hash_api_key(&key)),
+            api_keys::key_encrypted.eq(cipher.encrypt(key.as_bytes())),
         ))
         .execute(conn)
         .await?;

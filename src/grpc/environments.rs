@@ -17,6 +17,7 @@ impl From<Environment> for pb::Environment {
             organization_id: environment.organization_id.to_string(),
             created_at: format_timestamp(environment.created_at),
             updated_at: format_timestamp(environment.updated_at),
+            application_identifier: environment.application_identifier,
         }
     }
 }

@@ -22,6 +22,8 @@ pub mod convert;
 pub mod environments;
 pub mod events;
 pub mod events_convert;
+pub mod inbox;
+pub mod inbox_convert;
 pub mod integrations;
 pub mod messages;
 pub mod messages_convert;
@@ -67,6 +69,8 @@ pub struct Services {
     pub notifications: notifications::NotificationsGrpc,
     pub messages: messages::MessagesGrpc,
     pub topics: topics::TopicsGrpc,
+    pub inbox_session: inbox::InboxSessionGrpc,
+    pub inbox: inbox::InboxGrpc,
 }
 
 impl Services {
@@ -79,12 +83,29 @@ impl Services {
             events: events::EventsGrpc::new(state.clone()),
             notifications: notifications::NotificationsGrpc::new(state.clone()),
             messages: messages::MessagesGrpc::new(state.clone()),
-            topics: topics::TopicsGrpc::new(state),
+            topics: topics::TopicsGrpc::new(state.clone()),
+            inbox_session: inbox::InboxSessionGrpc::new(state.clone()),
+            inbox: inbox::InboxGrpc::new(state),
         }
     }
 }
 
-/// Every Herald gRPC service, mounted on one router (authentication is added by the server).
+/// The inbox session service: open, its callers have no credential yet.
+pub fn inbox_session_routes(services: &Services) -> Router {
+    use pb::inbox_session_service_server::InboxSessionServiceServer;
+    let server = InboxSessionServiceServer::new(services.inbox_session.clone());
+    with_grpc_service(Router::new(), server.max_decoding_message_size(MAX_REQUEST_BYTES))
+}
+
+/// The inbox service (the server adds the session-token authentication).
+pub fn inbox_routes(services: &Services) -> Router {
+    use pb::inbox_service_server::InboxServiceServer;
+    let server = InboxServiceServer::new(services.inbox.clone());
+    with_grpc_service(Router::new(), server.max_decoding_message_size(MAX_REQUEST_BYTES))
+}
+
+/// Every Herald gRPC service authenticated by API key, mounted on one router (authentication is
+/// added by the server).
 pub fn routes(services: &Services) -> Router {
     use pb::environments_service_server::EnvironmentsServiceServer;
     use pb::events_service_server::EventsServiceServer;

@@ -1,6 +1,6 @@
 //! `Idempotency-Key` (REST) and the `idempotency-key` metadata (gRPC, the same HTTP/2 header): a
 //! retried POST, PUT, PATCH or DELETE runs once. One middleware serves both transports, after
-//! authentication (keys are scoped to the caller's environment):
+//! authentication (keys are scoped to the caller's environment, and an inbox caller's to its subscriber):
 //!
 //! - the first request with a key claims it (a row with the hash of method, path and body, no answer:
 //!   in progress), runs, and stores its answer (status, headers, body, and gRPC trailers) byte for byte;
@@ -28,6 +28,7 @@ use sha2::{Digest, Sha256};
 use tracing::Instrument;
 
 use crate::app::{AppState, MAX_REQUEST_BYTES};
+use crate::domain::inbox::InboxSubscriber;
 use crate::domain::tenancy::Tenant;
 use crate::error::render::{is_grpc, render_error, Rendered};
 use crate::error::AppError;
@@ -83,6 +84,12 @@ async fn run_once(
     next: Next,
 ) -> Result<Response, AppError> {
     let key = valid_key(key)?;
+    // The subscribers of an environment share its keys otherwise: one's retry could replay another's
+    // answer (two `POST /v1/inbox/notifications/read` with one key and the same body).
+    let key = match request.extensions().get::<InboxSubscriber>() {
+        Some(subscriber) => format!("inbox:{}:{key}", subscriber.id),
+        None => key,
+    };
     let grpc = is_grpc(&request);
     let (parts, body) = request.into_parts();
     // A gRPC message is framed (5 bytes) and the frame is not counted by its own limit.

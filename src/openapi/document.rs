@@ -67,6 +67,13 @@ pub fn build(operations: &[Operation], reshapes: &[(&'static str, Reshape)]) -> 
                     "name": "Authorization",
                     "description": "`Authorization: ApiKey <key>`: the key names the environment every call acts in.",
                 },
+                "SubscriberToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "bearerFormat": "JWT",
+                    "description": "`Authorization: Bearer <token>`: an inbox session token (`POST /v1/inbox/session`), \
+                        naming one subscriber of one environment; it expires after an hour.",
+                },
             },
         },
     })
@@ -175,6 +182,8 @@ fn operation_object(operation: &Operation) -> Value {
     }
     if operation.public {
         object["security"] = json!([]);
+    } else if operation.subscriber_token {
+        object["security"] = json!([{"SubscriberToken": []}]);
     }
     object
 }

@@ -30,6 +30,8 @@ pub struct Operation {
     pub errors: Vec<u16>,
     /// Needs no API key (health, the document itself, providers' signed webhooks).
     pub public: bool,
+    /// Authenticated by an inbox session token (`Authorization: Bearer …`) instead of an API key.
+    pub subscriber_token: bool,
 }
 
 impl Operation {
@@ -46,6 +48,7 @@ impl Operation {
             answers: Vec::new(),
             errors: Vec::new(),
             public: false,
+            subscriber_token: false,
         }
     }
 
@@ -127,6 +130,12 @@ impl Operation {
 
     pub fn public(mut self) -> Self {
         self.public = true;
+        self
+    }
+
+    /// Authenticated by an inbox session token rather than an API key.
+    pub fn subscriber_token(mut self) -> Self {
+        self.subscriber_token = true;
         self
     }
 

@@ -55,7 +55,9 @@ impl RouteClass {
             return match path.rsplit('/').next().unwrap_or_default() {
                 "TriggerEvent" => RouteClass::Trigger,
                 "TriggerEventBulk" => RouteClass::BulkTrigger,
-                name if ["Get", "List", "Search"].iter().any(|verb| name.starts_with(verb)) => RouteClass::Read,
+                name if ["Get", "List", "Search", "Count"].iter().any(|verb| name.starts_with(verb)) => {
+                    RouteClass::Read
+                }
                 _ => RouteClass::Write,
             };
         }

@@ -4,6 +4,7 @@
 mod body;
 mod environments;
 mod events;
+mod inbox;
 mod integrations;
 mod messages;
 mod notifications;
@@ -15,6 +16,7 @@ mod webhooks;
 mod workflows;
 
 pub use body::{mask_of_keys, parse_json, parse_json_with_mask, require_json_body, JsonBody};
+pub use inbox::{routes as inbox_routes, session_routes as inbox_session_routes};
 pub use webhooks::routes as webhook_routes;
 
 use axum::response::{IntoResponse, Response};

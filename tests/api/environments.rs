@@ -23,12 +23,15 @@ async fn rest_returns_the_callers_environment_in_the_contract_shape() {
     let body: Value = response.json().await.unwrap();
 
     let keys: Vec<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys.len(), 5, "{body}");
+    assert_eq!(keys.len(), 6, "{body}");
     assert_eq!(body["_id"], server.environment_id.to_string());
     assert_eq!(body["name"], "development");
     assert_eq!(body["_organizationId"], server.organization_id.to_string());
     assert_contract_timestamp(&body["createdAt"]);
     assert_contract_timestamp(&body["updatedAt"]);
+    // Public and per environment: 32 hex characters.
+    let application_identifier = body["applicationIdentifier"].as_str().unwrap();
+    assert!(application_identifier.len() == 32 && application_identifier.chars().all(|c| c.is_ascii_hexdigit()));
 }
 
 #[tokio::test(flavor = "multi_thread")]

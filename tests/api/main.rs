@@ -16,6 +16,7 @@ mod errors;
 mod grpc_surface;
 mod health;
 mod idempotency;
+mod inbox;
 mod integrations;
 mod limits;
 mod messages;

@@ -3,8 +3,11 @@
 
 use std::collections::BTreeSet;
 
+use herald::domain::inbox::{InboxSubscriber, SessionTokens};
+use herald::domain::tenancy::Tenant;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
+use uuid::Uuid;
 
 use crate::support::{http_client, Contract, TestServer};
 
@@ -110,10 +113,24 @@ fn concrete(path: &str) -> String {
 async fn the_document_describes_exactly_the_routes_served() {
     let server = TestServer::start().await;
     let document = Contract::get().document();
+    // The inbox routes take a session token, and refuse an API key before routing by method.
+    let subscriber = InboxSubscriber {
+        tenant: Tenant { organization_id: server.organization_id, environment_id: server.environment_id },
+        id: Uuid::now_v7(),
+        subscriber_id: "nobody".into(),
+    };
+    let (token, _) = SessionTokens::new(&server.cipher).issue(&subscriber, chrono::Utc::now());
     for (path, item) in document["paths"].as_object().unwrap() {
         let url = concrete(path);
+        let inbox = path.starts_with("/v1/inbox/notifications");
         for method in METHODS {
-            let request = server.request(Method::from_bytes(method.to_uppercase().as_bytes()).unwrap(), &url);
+            let method_name = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+            let request = match inbox {
+                true => http_client()
+                    .request(method_name, server.url(&url))
+                    .header("authorization", format!("Bearer {token}")),
+                false => server.request(method_name, &url),
+            };
             let request = if method == "get" || method == "delete" { request } else { request.json(&json!({})) };
             let response = request.send().await.unwrap();
             let status = response.status();
@@ -151,6 +168,7 @@ fn the_answer_check_refuses_undocumented_statuses_routes_and_shapes() {
     };
     let environment = json!({
         "_id": "e", "name": "development", "_organizationId": "o", "createdAt": "t", "updatedAt": "t",
+        "applicationIdentifier": "a",
     });
     assert!(check(Method::GET, "/v1/environments/me", 200, environment.clone()));
     let mut extra = environment.clone();

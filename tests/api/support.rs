@@ -50,6 +50,8 @@ pub struct TestServer {
     pub environment_id: Uuid,
     pub organization_id: Uuid,
     pub pool: DbPool,
+    /// The server's credential cipher (API keys and integration credentials at rest).
+    pub cipher: herald::crypto::CredentialCipher,
     /// The engine's clock: tests move it forward instead of waiting.
     pub clock: Clock,
     /// The test's schema: also the application name of every connection the server opens.
@@ -141,9 +143,10 @@ impl TestServer {
         let schema = schema_of(&database_url);
         run_migrations(&database_url).await.expect("migrations apply");
         let pool = build_pool(&database_url, 8).expect("pool");
+        let cipher = herald::crypto::CredentialCipher::random();
         let (environment, key) = {
             let mut conn = pool.get().await.expect("connection");
-            tenancy::create_environment(&mut conn, "Acme", "development").await.expect("environment")
+            tenancy::create_environment(&mut conn, &cipher, "Acme", "development").await.expect("environment")
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
@@ -162,7 +165,7 @@ impl TestServer {
         };
         let running = startup::start(StartOptions {
             pool: pool.clone(),
-            cipher: herald::crypto::CredentialCipher::random(),
+            cipher: cipher.clone(),
             clock: clock.clone(),
             listener: Some(listener),
             metrics_listener: Some(metrics_listener),
@@ -182,6 +185,7 @@ impl TestServer {
             environment_id: environment.id,
             organization_id: environment.organization_id,
             pool,
+            cipher,
             clock,
             schema,
             running: Some(running),
@@ -226,7 +230,8 @@ impl TestServer {
     /// Another environment (of the same organization) with its own API key, for isolation tests.
     pub async fn other_environment(&self, name: &str) -> (Uuid, String) {
         let mut conn = self.pool.get().await.expect("connection");
-        let (environment, key) = tenancy::create_environment(&mut conn, "Acme", name).await.expect("environment");
+        let (environment, key) =
+            tenancy::create_environment(&mut conn, &self.cipher, "Acme", name).await.expect("environment");
         (environment.id, key.key)
     }
 

@@ -23,6 +23,7 @@ import { WorkflowsService } from "./gen/herald/v1/workflows_pb.js";
 export * from "./gen/herald/v1/common_pb.js";
 export * from "./gen/herald/v1/environments_pb.js";
 export * from "./gen/herald/v1/events_pb.js";
+export * from "./gen/herald/v1/inbox_pb.js";
 export * from "./gen/herald/v1/integrations_pb.js";
 export * from "./gen/herald/v1/messages_pb.js";
 export * from "./gen/herald/v1/notifications_pb.js";

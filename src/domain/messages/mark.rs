@@ -6,6 +6,8 @@
 //! | unread | false | true | now | now |
 //! | seen | kept | true | kept | now |
 //! | unseen | kept | false | kept | now |
+//! | archive (inbox) | kept | kept | kept | kept |, archivedAt now
+//! | unarchive (inbox) | kept | kept | kept | kept |, archivedAt cleared
 //!
 //! All or nothing: every id must be a message of that subscriber in the environment, else a 404 lists
 //! the ids that are not and nothing changes. One `UPDATE … WHERE id = ANY(…) AND subscriber_id = …
@@ -34,6 +36,10 @@ pub enum MarkAs {
     Seen,
     Unread,
     Unseen,
+    /// Inbox only: the messages API's `markAs` has no such value.
+    Archive,
+    /// Inbox only.
+    Unarchive,
 }
 
 /// The columns one state change writes; `None` leaves a column as it is.
@@ -41,21 +47,33 @@ pub enum MarkAs {
 #[diesel(table_name = messages)]
 struct StateChange {
     read: Option<bool>,
-    seen: bool,
+    seen: Option<bool>,
     last_read_date: Option<DateTime<Utc>>,
-    last_seen_date: DateTime<Utc>,
+    last_seen_date: Option<DateTime<Utc>>,
+    /// `Some(None)` clears the column.
+    archived_at: Option<Option<DateTime<Utc>>>,
     updated_at: DateTime<Utc>,
 }
 
 impl MarkAs {
     fn change(self, now: DateTime<Utc>) -> StateChange {
-        let (read, seen, last_read_date) = match self {
-            MarkAs::Read => (Some(true), true, Some(now)),
-            MarkAs::Unread => (Some(false), true, Some(now)),
-            MarkAs::Seen => (None, true, None),
-            MarkAs::Unseen => (None, false, None),
+        let unchanged = StateChange {
+            read: None,
+            seen: None,
+            last_read_date: None,
+            last_seen_date: None,
+            archived_at: None,
+            updated_at: now,
         };
-        StateChange { read, seen, last_read_date, last_seen_date: now, updated_at: now }
+        let seen_now = StateChange { seen: Some(true), last_seen_date: Some(now), ..unchanged };
+        match self {
+            MarkAs::Read => StateChange { read: Some(true), last_read_date: Some(now), ..seen_now },
+            MarkAs::Unread => StateChange { read: Some(false), last_read_date: Some(now), ..seen_now },
+            MarkAs::Seen => seen_now,
+            MarkAs::Unseen => StateChange { seen: Some(false), ..seen_now },
+            MarkAs::Archive => StateChange { archived_at: Some(Some(now)), ..unchanged },
+            MarkAs::Unarchive => StateChange { archived_at: Some(None), ..unchanged },
+        }
     }
 }
 
@@ -101,24 +119,7 @@ pub async fn mark_messages_as(
 
     let updated: Vec<StoredMessage> = conn
         .transaction::<_, AppError, _>(async |conn| {
-            // The rows are locked in id order first: an UPDATE locks them in the order its scan meets
-            // them, which changes as updates move row versions, so two concurrent marks of the same
-            // messages could each hold a row the other waits for (measured in the soak: `deadlock
-            // detected` between a mark-as read and a mark-as unread of one set of 100).
-            let locked: Vec<Uuid> = messages::table
-                .select(messages::id)
-                .filter(messages::environment_id.eq(tenant.environment_id))
-                .filter(messages::subscriber_id.eq(subscriber.id))
-                .filter(messages::id.eq_any(&ids))
-                .order(messages::id)
-                .for_update()
-                .load(conn)
-                .await?;
-            let updated: Vec<StoredMessage> = diesel::update(messages::table.filter(messages::id.eq_any(&locked)))
-                .set(mark_as.change(Utc::now()))
-                .returning(StoredMessage::as_returning())
-                .get_results(conn)
-                .await?;
+            let updated = mark_locked_in_id_order(conn, tenant, subscriber.id, &ids, mark_as).await?;
             if updated.len() != requested.len() {
                 let unknown: Vec<&str> = requested
                     .iter()
@@ -140,6 +141,36 @@ pub async fn mark_messages_as(
     with_relations(conn, tenant.environment_id, in_request_order).await
 }
 
+/// Applies `mark_as` to those of `ids` that are messages of the subscriber (internal id
+/// `subscriber`) in the tenant's environment, and returns them as updated. Call it inside a
+/// transaction: the rows stay locked until it ends.
+pub async fn mark_locked_in_id_order(
+    conn: &mut AsyncPgConnection,
+    tenant: Tenant,
+    subscriber: Uuid,
+    ids: &[Uuid],
+    mark_as: MarkAs,
+) -> AppResult<Vec<StoredMessage>> {
+    // The rows are locked in id order first: an UPDATE locks them in the order its scan meets
+    // them, which changes as updates move row versions, so two concurrent marks of the same
+    // messages could each hold a row the other waits for (measured in the soak: `deadlock
+    // detected` between a mark-as read and a mark-as unread of one set of 100).
+    let locked: Vec<Uuid> = messages::table
+        .select(messages::id)
+        .filter(messages::environment_id.eq(tenant.environment_id))
+        .filter(messages::subscriber_id.eq(subscriber))
+        .filter(messages::id.eq_any(ids))
+        .order(messages::id)
+        .for_update()
+        .load(conn)
+        .await?;
+    Ok(diesel::update(messages::table.filter(messages::id.eq_any(&locked)))
+        .set(mark_as.change(Utc::now()))
+        .returning(StoredMessage::as_returning())
+        .get_results(conn)
+        .await?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,14 +180,23 @@ mod tests {
         let now = Utc::now();
         let read = MarkAs::Read.change(now);
         assert_eq!(
-            (read.read, read.seen, read.last_read_date, read.last_seen_date),
-            (Some(true), true, Some(now), now)
+            (read.read, read.seen, read.last_read_date, read.last_seen_date, read.archived_at),
+            (Some(true), Some(true), Some(now), Some(now), None)
         );
         let unread = MarkAs::Unread.change(now);
-        assert_eq!((unread.read, unread.seen, unread.last_read_date), (Some(false), true, Some(now)));
+        assert_eq!((unread.read, unread.seen, unread.last_read_date), (Some(false), Some(true), Some(now)));
         let seen = MarkAs::Seen.change(now);
-        assert_eq!((seen.read, seen.seen, seen.last_read_date), (None, true, None));
+        assert_eq!(
+            (seen.read, seen.seen, seen.last_read_date, seen.last_seen_date),
+            (None, Some(true), None, Some(now))
+        );
         let unseen = MarkAs::Unseen.change(now);
-        assert_eq!((unseen.read, unseen.seen, unseen.last_read_date), (None, false, None));
+        assert_eq!((unseen.read, unseen.seen, unseen.last_read_date), (None, Some(false), None));
+        let archive = MarkAs::Archive.change(now);
+        assert_eq!(
+            (archive.read, archive.seen, archive.last_seen_date, archive.archived_at),
+            (None, None, None, Some(Some(now)))
+        );
+        assert_eq!(MarkAs::Unarchive.change(now).archived_at, Some(None));
     }
 }

@@ -1,5 +1,6 @@
 //! Messages: what a channel step delivered (or tried to) to one subscriber. The engine writes them;
-//! here they are listed, and in-app messages change their seen/read state.
+//! here they are listed, and in-app messages change their seen/read (and, from the inbox, archived)
+//! state.
 //!
 //! Like the activity listing, reads are batched: a page is one query (plus its count), then one
 //! query for its subscribers and one for its workflows with their steps.
@@ -8,7 +9,7 @@ mod list;
 mod mark;
 
 pub use list::{list_messages, MessagePage, MessageQuery, DEFAULT_LIMIT, MAX_LIMIT};
-pub use mark::{mark_messages_as, MarkAs};
+pub use mark::{mark_locked_in_id_order, mark_messages_as, MarkAs};
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -67,6 +68,8 @@ pub struct StoredMessage {
     pub context_keys: Vec<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// When the subscriber archived it in the inbox.
+    pub archived_at: Option<DateTime<Utc>>,
 }
 
 /// A message with its subscriber and workflow (both shared by the messages of a page).
@@ -78,7 +81,7 @@ pub struct Message {
 }
 
 /// The messages of `rows` with their subscribers and workflows, in the order of `rows`.
-async fn with_relations(
+pub(crate) async fn with_relations(
     conn: &mut AsyncPgConnection,
     environment_id: Uuid,
     rows: Vec<StoredMessage>,

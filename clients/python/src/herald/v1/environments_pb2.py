@@ -24,19 +24,19 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cherald/v1/environments.proto\x12\therald.v1\"~\n\x0b\x45nvironment\x12\x0f\n\x02id\x18\x01 \x01(\tR\x03_id\x12\x0c\n\x04name\x18\x02 \x01(\t\x12(\n\x0forganization_id\x18\x03 \x01(\tR\x0f_organizationId\x12\x12\n\ncreated_at\x18\x04 \x01(\t\x12\x12\n\nupdated_at\x18\x05 \x01(\t\"\x1e\n\x1cGetCurrentEnvironmentRequest\"L\n\x1dGetCurrentEnvironmentResponse\x12+\n\x0b\x65nvironment\x18\x01 \x01(\x0b\x32\x16.herald.v1.Environment2\x81\x01\n\x13\x45nvironmentsService\x12j\n\x15GetCurrentEnvironment\x12\'.herald.v1.GetCurrentEnvironmentRequest\x1a(.herald.v1.GetCurrentEnvironmentResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cherald/v1/environments.proto\x12\therald.v1\"\x9e\x01\n\x0b\x45nvironment\x12\x0f\n\x02id\x18\x01 \x01(\tR\x03_id\x12\x0c\n\x04name\x18\x02 \x01(\t\x12(\n\x0forganization_id\x18\x03 \x01(\tR\x0f_organizationId\x12\x12\n\ncreated_at\x18\x04 \x01(\t\x12\x12\n\nupdated_at\x18\x05 \x01(\t\x12\x1e\n\x16\x61pplication_identifier\x18\x06 \x01(\t\"\x1e\n\x1cGetCurrentEnvironmentRequest\"L\n\x1dGetCurrentEnvironmentResponse\x12+\n\x0b\x65nvironment\x18\x01 \x01(\x0b\x32\x16.herald.v1.Environment2\x81\x01\n\x13\x45nvironmentsService\x12j\n\x15GetCurrentEnvironment\x12\'.herald.v1.GetCurrentEnvironmentRequest\x1a(.herald.v1.GetCurrentEnvironmentResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'herald.v1.environments_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_ENVIRONMENT']._serialized_start=43
-  _globals['_ENVIRONMENT']._serialized_end=169
-  _globals['_GETCURRENTENVIRONMENTREQUEST']._serialized_start=171
-  _globals['_GETCURRENTENVIRONMENTREQUEST']._serialized_end=201
-  _globals['_GETCURRENTENVIRONMENTRESPONSE']._serialized_start=203
-  _globals['_GETCURRENTENVIRONMENTRESPONSE']._serialized_end=279
-  _globals['_ENVIRONMENTSSERVICE']._serialized_start=282
-  _globals['_ENVIRONMENTSSERVICE']._serialized_end=411
+  _globals['_ENVIRONMENT']._serialized_start=44
+  _globals['_ENVIRONMENT']._serialized_end=202
+  _globals['_GETCURRENTENVIRONMENTREQUEST']._serialized_start=204
+  _globals['_GETCURRENTENVIRONMENTREQUEST']._serialized_end=234
+  _globals['_GETCURRENTENVIRONMENTRESPONSE']._serialized_start=236
+  _globals['_GETCURRENTENVIRONMENTRESPONSE']._serialized_end=312
+  _globals['_ENVIRONMENTSSERVICE']._serialized_start=315
+  _globals['_ENVIRONMENTSSERVICE']._serialized_end=444
 # @@protoc_insertion_point(module_scope)

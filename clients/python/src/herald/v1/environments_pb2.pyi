@@ -6,18 +6,20 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Environment(_message.Message):
-    __slots__ = ("id", "name", "organization_id", "created_at", "updated_at")
+    __slots__ = ("id", "name", "organization_id", "created_at", "updated_at", "application_identifier")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     ORGANIZATION_ID_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    APPLICATION_IDENTIFIER_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     organization_id: str
     created_at: str
     updated_at: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., organization_id: _Optional[str] = ..., created_at: _Optional[str] = ..., updated_at: _Optional[str] = ...) -> None: ...
+    application_identifier: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., organization_id: _Optional[str] = ..., created_at: _Optional[str] = ..., updated_at: _Optional[str] = ..., application_identifier: _Optional[str] = ...) -> None: ...
 
 class GetCurrentEnvironmentRequest(_message.Message):
     __slots__ = ()

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file herald/v1/environments.proto.
  */
 export const file_herald_v1_environments: GenFile = /*@__PURE__*/
-  fileDesc("ChxoZXJhbGQvdjEvZW52aXJvbm1lbnRzLnByb3RvEgloZXJhbGQudjEifgoLRW52aXJvbm1lbnQSDwoCaWQYASABKAlSA19pZBIMCgRuYW1lGAIgASgJEigKD29yZ2FuaXphdGlvbl9pZBgDIAEoCVIPX29yZ2FuaXphdGlvbklkEhIKCmNyZWF0ZWRfYXQYBCABKAkSEgoKdXBkYXRlZF9hdBgFIAEoCSIeChxHZXRDdXJyZW50RW52aXJvbm1lbnRSZXF1ZXN0IkwKHUdldEN1cnJlbnRFbnZpcm9ubWVudFJlc3BvbnNlEisKC2Vudmlyb25tZW50GAEgASgLMhYuaGVyYWxkLnYxLkVudmlyb25tZW50MoEBChNFbnZpcm9ubWVudHNTZXJ2aWNlEmoKFUdldEN1cnJlbnRFbnZpcm9ubWVudBInLmhlcmFsZC52MS5HZXRDdXJyZW50RW52aXJvbm1lbnRSZXF1ZXN0GiguaGVyYWxkLnYxLkdldEN1cnJlbnRFbnZpcm9ubWVudFJlc3BvbnNlYgZwcm90bzM");
+  fileDesc("ChxoZXJhbGQvdjEvZW52aXJvbm1lbnRzLnByb3RvEgloZXJhbGQudjEingEKC0Vudmlyb25tZW50Eg8KAmlkGAEgASgJUgNfaWQSDAoEbmFtZRgCIAEoCRIoCg9vcmdhbml6YXRpb25faWQYAyABKAlSD19vcmdhbml6YXRpb25JZBISCgpjcmVhdGVkX2F0GAQgASgJEhIKCnVwZGF0ZWRfYXQYBSABKAkSHgoWYXBwbGljYXRpb25faWRlbnRpZmllchgGIAEoCSIeChxHZXRDdXJyZW50RW52aXJvbm1lbnRSZXF1ZXN0IkwKHUdldEN1cnJlbnRFbnZpcm9ubWVudFJlc3BvbnNlEisKC2Vudmlyb25tZW50GAEgASgLMhYuaGVyYWxkLnYxLkVudmlyb25tZW50MoEBChNFbnZpcm9ubWVudHNTZXJ2aWNlEmoKFUdldEN1cnJlbnRFbnZpcm9ubWVudBInLmhlcmFsZC52MS5HZXRDdXJyZW50RW52aXJvbm1lbnRSZXF1ZXN0GiguaGVyYWxkLnYxLkdldEN1cnJlbnRFbnZpcm9ubWVudFJlc3BvbnNlYgZwcm90bzM");
 
 /**
  * An environment of an organization, such as `development` or `production`.
@@ -54,6 +54,14 @@ export type Environment = Message<"herald.v1.Environment"> & {
    * @generated from field: string updated_at = 5;
    */
   updatedAt: string;
+
+  /**
+   * Public identifier of the environment: what an inbox session (`POST /v1/inbox/session`) names
+   * the environment with. Not a secret; the API key stays one.
+   *
+   * @generated from field: string application_identifier = 6;
+   */
+  applicationIdentifier: string;
 };
 
 /**

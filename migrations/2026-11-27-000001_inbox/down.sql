@@ -1,0 +1,3 @@
+ALTER TABLE messages DROP COLUMN archived_at;
+ALTER TABLE api_keys DROP COLUMN key_encrypted;
+ALTER TABLE environments DROP COLUMN application_identifier;

@@ -1,0 +1,88 @@
+//! The subscriber inbox: what an end user's browser or app reads and changes of its own in-app
+//! messages, with a session token instead of the environment's API key.
+//!
+//! - [`session`]: `POST /v1/inbox/session` turns a public `applicationIdentifier`, a subscriberId and
+//!   (when the in-app integration has `hmac` on) a `subscriberHash` into a short-lived token
+//!   ([`token`]) naming one subscriber of one environment.
+//! - [`list`], [`count`], [`mark`]: that subscriber's in-app messages only. Every query starts from
+//!   [`notifications_of`], which pins the environment, the subscriber and the channel, so a message id
+//!   of another subscriber or environment names nothing (404).
+//!
+//! Notifications are the rows of `messages` (channel `in_app`); marking goes through the messages
+//! module's state table and row locking ([`crate::domain::messages::MarkAs`]).
+
+mod count;
+mod list;
+mod mark;
+mod session;
+pub mod token;
+
+pub use count::{count_inbox_notifications, MAX_FILTERS};
+pub use list::{list_inbox_notifications, InboxPage, InboxQuery, DEFAULT_LIMIT, MAX_LIMIT};
+pub use mark::{mark_inbox_notification, read_all_inbox_notifications};
+pub use session::{create_session, Session, SessionRequest};
+pub use token::SessionTokens;
+
+use diesel::dsl::exists;
+use diesel::pg::Pg;
+use diesel::prelude::*;
+use uuid::Uuid;
+
+use crate::db::schema::{messages, workflows};
+use crate::domain::tenancy::Tenant;
+
+/// The channel whose messages the inbox shows.
+pub const INBOX_CHANNEL: &str = "in_app";
+
+/// Whom an inbox call acts for, as its session token names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InboxSubscriber {
+    pub tenant: Tenant,
+    /// Internal id of the subscriber.
+    pub id: Uuid,
+    /// The client's id of the subscriber.
+    pub subscriber_id: String,
+}
+
+/// Which notifications a listing, count or bulk change is about; `None` does not filter.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InboxFilter {
+    /// Notifications of a workflow with any of these tags (empty: no tag filter).
+    pub tags: Vec<String>,
+    pub read: Option<bool>,
+    pub archived: Option<bool>,
+    pub seen: Option<bool>,
+}
+
+/// The subscriber's in-app messages that match `filter`.
+fn notifications_of(subscriber: &InboxSubscriber, filter: &InboxFilter) -> messages::BoxedQuery<'static, Pg> {
+    let mut query = messages::table
+        .filter(messages::environment_id.eq(subscriber.tenant.environment_id))
+        .filter(messages::subscriber_id.eq(subscriber.id))
+        .filter(messages::channel.eq(INBOX_CHANNEL))
+        .into_boxed();
+    if !filter.tags.is_empty() {
+        // Tags are the workflow's: a message carries none of its own.
+        let tagged = workflows::table
+            .filter(workflows::id.nullable().eq(messages::workflow_id))
+            .filter(workflows::tags.overlaps_with(filter.tags.clone()));
+        query = query.filter(exists(tagged));
+    }
+    if let Some(read) = filter.read {
+        query = query.filter(messages::read.eq(read));
+    }
+    if let Some(seen) = filter.seen {
+        query = query.filter(messages::seen.eq(seen));
+    }
+    match filter.archived {
+        Some(true) => query = query.filter(messages::archived_at.is_not_null()),
+        Some(false) => query = query.filter(messages::archived_at.is_null()),
+        None => {}
+    }
+    query
+}
+
+/// The filter of the badge: unread and not archived.
+pub fn unread_filter() -> InboxFilter {
+    InboxFilter { read: Some(false), archived: Some(false), ..InboxFilter::default() }
+}

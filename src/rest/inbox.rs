@@ -1,0 +1,220 @@
+//! REST routes of the subscriber inbox, with the reference service's paths and JSON shapes: every
+//! answer is wrapped in `data` as its clients expect (`{data: …}`; the listing adds `hasMore`,
+//! `filter` and Herald's `next` cursor). The session route is open; the others take the session
+//! token (`Authorization: Bearer …`), checked by the server before they run.
+
+use axum::extract::{Path, State};
+use axum::response::IntoResponse;
+use axum::Extension;
+use http::StatusCode;
+use serde_json::{json, Value};
+
+use super::body::from_value;
+use super::query::{OutOfRange, QueryParams};
+use super::{json_response, JsonBody, RestResult};
+use crate::domain::inbox::{InboxSubscriber, MAX_FILTERS, MAX_LIMIT};
+use crate::domain::validation::Validator;
+use crate::error::AppError;
+use crate::grpc::Services;
+use crate::openapi::schemas::{input, limited_text, output, reference};
+use crate::openapi::{ApiRoutes, Operation, Reshape};
+use crate::proto::herald::v1 as pb;
+use pb::inbox_mark_enum::InboxMark;
+use pb::inbox_service_server::InboxService;
+use pb::inbox_session_service_server::InboxSessionService;
+
+const TAG: &str = "Inbox";
+
+/// `POST /v1/inbox/session`: open, its caller has no credential yet.
+pub fn session_routes() -> ApiRoutes<Services> {
+    let session = Operation::post("/v1/inbox/session", "createInboxSession", TAG)
+        .summary("Open an inbox session for one subscriber (no API key: the application identifier)")
+        .body(input("CreateInboxSessionRequest"))
+        .answers(201, output("CreateInboxSessionResponse"))
+        .errors(&[400, 401, 404, 422])
+        .public();
+    let subscriber = json!({"oneOf": [limited_text("subscriberId"), reference("InboxSessionSubscriber")]});
+    ApiRoutes::new()
+        .add(session, create_inbox_session)
+        .reshape("CreateInboxSessionRequest", Reshape::Property("subscriber", subscriber))
+        .reshape("CreateInboxSessionRequest", Reshape::Required(&["applicationIdentifier"]))
+        .reshape("InboxSessionSubscriber", Reshape::Required(&["subscriberId"]))
+}
+
+/// The routes a session token opens.
+pub fn routes() -> ApiRoutes<Services> {
+    let flag = || json!({"type": "boolean"});
+    let list = Operation::get("/v1/inbox/notifications", "listInboxNotifications", TAG)
+        .summary("The subscriber's in-app notifications, newest first, by keyset cursor")
+        .query_list("tags", limited_text("tags"))
+        .query("read", flag())
+        .query("archived", flag())
+        .query("seen", flag())
+        .query("limit", json!({"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 10}))
+        .query_text("after")
+        .answers(200, output("ListInboxNotificationsResponse"))
+        .subscriber_token();
+    let count = Operation::get("/v1/inbox/notifications/count", "countInboxNotifications", TAG)
+        .summary("Exact counts for up to 30 filters (a JSON array of {tags, read, archived, seen})")
+        .query("filters", json!({"type": "string", "contentMediaType": "application/json", "maxLength": 16384}))
+        .answers(200, output("CountInboxNotificationsResponse"))
+        .subscriber_token();
+    let mark = |path: &'static str, id: &'static str, summary: &'static str| {
+        Operation::patch(path, id, TAG)
+            .summary(summary)
+            .answers(200, output("MarkInboxNotificationResponse"))
+            .errors(&[404])
+            .subscriber_token()
+    };
+    let read_all = Operation::post("/v1/inbox/notifications/read", "readAllInboxNotifications", TAG)
+        .summary("Mark read every unread notification (of these tags) that exists when the call starts")
+        .body(input("ReadAllInboxNotificationsRequest"))
+        .answers_empty(204)
+        .subscriber_token();
+    let mut routes = ApiRoutes::new()
+        .add(list, list_inbox_notifications)
+        .add(count, count_inbox_notifications)
+        .add(
+            mark("/v1/inbox/notifications/{notification_id}/read", "readInboxNotification", "Mark a notification read"),
+            read_inbox_notification,
+        )
+        .add(
+            mark(
+                "/v1/inbox/notifications/{notification_id}/unread",
+                "unreadInboxNotification",
+                "Mark a notification unread",
+            ),
+            unread_inbox_notification,
+        )
+        .add(
+            mark(
+                "/v1/inbox/notifications/{notification_id}/archive",
+                "archiveInboxNotification",
+                "Archive a notification",
+            ),
+            archive_inbox_notification,
+        )
+        .add(
+            mark(
+                "/v1/inbox/notifications/{notification_id}/unarchive",
+                "unarchiveInboxNotification",
+                "Unarchive a notification",
+            ),
+            unarchive_inbox_notification,
+        )
+        .add(read_all, read_all_inbox_notifications);
+    for operation in &mut routes.operations {
+        if operation.path.contains("{notification_id}") {
+            operation.path_schemas.push(("notificationId", json!({"type": "string", "format": "uuid"})));
+        }
+    }
+    routes
+}
+
+/// Wraps an inbox call's message as a tonic request carrying the session's subscriber, as the
+/// authentication middleware would have for a gRPC call.
+fn inbox_request<T>(subscriber: InboxSubscriber, message: T) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    request.extensions_mut().insert(subscriber);
+    request
+}
+
+async fn create_inbox_session(State(services): State<Services>, JsonBody(mut body): JsonBody<Value>) -> RestResult {
+    // The newer form names the subscriber by a bare string as well as by an object.
+    if let Some(Value::String(subscriber_id)) = body.get("subscriber") {
+        body["subscriber"] = json!({"subscriberId": subscriber_id});
+    }
+    let request: pb::CreateInboxSessionRequest = from_value(body)?;
+    let response = services.inbox_session.create_inbox_session(tonic::Request::new(request)).await?;
+    Ok(json_response(StatusCode::CREATED, &response.into_inner()))
+}
+
+async fn list_inbox_notifications(
+    State(services): State<Services>,
+    Extension(subscriber): Extension<InboxSubscriber>,
+    query: QueryParams,
+) -> RestResult {
+    let mut validator = Validator::new();
+    let filter = pb::InboxFilter {
+        tags: query.list("tags"),
+        read: validator.take(query.boolean("read")),
+        archived: validator.take(query.boolean("archived")),
+        seen: validator.take(query.boolean("seen")),
+    };
+    let limit = validator.take(query.int32("limit", OutOfRange::Refuse("limit must be between 1 and 100")));
+    validator.finish()?;
+    let request = pb::ListInboxNotificationsRequest { filter: Some(filter), limit, after: query.string("after") };
+    let response = services.inbox.list_inbox_notifications(inbox_request(subscriber, request)).await?;
+    Ok(json_response(StatusCode::OK, &response.into_inner()))
+}
+
+async fn count_inbox_notifications(
+    State(services): State<Services>,
+    Extension(subscriber): Extension<InboxSubscriber>,
+    query: QueryParams,
+) -> RestResult {
+    let invalid = |value: Value| {
+        let message =
+            format!("filters must be a JSON array of 1 to {MAX_FILTERS} {{tags, read, archived, seen}} objects");
+        AppError::Validation(vec![crate::error::FieldError::new("filters", message, value)])
+    };
+    let text = query.string("filters").unwrap_or_default();
+    let parsed: Value = serde_json::from_str(&text).map_err(|_| invalid(Value::String(text.clone())))?;
+    let filters: Vec<pb::InboxFilter> = from_value(parsed).map_err(|_| invalid(Value::String(text.clone())))?;
+    let request = pb::CountInboxNotificationsRequest { filters };
+    let response = services.inbox.count_inbox_notifications(inbox_request(subscriber, request)).await?;
+    Ok(json_response(StatusCode::OK, &response.into_inner()))
+}
+
+/// What the four mark routes share; each names its change.
+async fn mark_inbox_notification(
+    services: Services,
+    subscriber: InboxSubscriber,
+    notification_id: String,
+    mark: InboxMark,
+) -> RestResult {
+    let request = pb::MarkInboxNotificationRequest { notification_id, mark: mark.into() };
+    let response = services.inbox.mark_inbox_notification(inbox_request(subscriber, request)).await?;
+    Ok(json_response(StatusCode::OK, &response.into_inner()))
+}
+
+async fn read_inbox_notification(
+    State(services): State<Services>,
+    Extension(subscriber): Extension<InboxSubscriber>,
+    Path(id): Path<String>,
+) -> RestResult {
+    mark_inbox_notification(services, subscriber, id, InboxMark::Read).await
+}
+
+async fn unread_inbox_notification(
+    State(services): State<Services>,
+    Extension(subscriber): Extension<InboxSubscriber>,
+    Path(id): Path<String>,
+) -> RestResult {
+    mark_inbox_notification(services, subscriber, id, InboxMark::Unread).await
+}
+
+async fn archive_inbox_notification(
+    State(services): State<Services>,
+    Extension(subscriber): Extension<InboxSubscriber>,
+    Path(id): Path<String>,
+) -> RestResult {
+    mark_inbox_notification(services, subscriber, id, InboxMark::Archive).await
+}
+
+async fn unarchive_inbox_notification(
+    State(services): State<Services>,
+    Extension(subscriber): Extension<InboxSubscriber>,
+    Path(id): Path<String>,
+) -> RestResult {
+    mark_inbox_notification(services, subscriber, id, InboxMark::Unarchive).await
+}
+
+async fn read_all_inbox_notifications(
+    State(services): State<Services>,
+    Extension(subscriber): Extension<InboxSubscriber>,
+    JsonBody(request): JsonBody<pb::ReadAllInboxNotificationsRequest>,
+) -> RestResult {
+    services.inbox.read_all_inbox_notifications(inbox_request(subscriber, request)).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
