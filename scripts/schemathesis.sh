@@ -32,7 +32,7 @@ source scripts/start-herald.sh
 
 # The inbox routes take a session token: an in-app integration (the seeded environment has one; a
 # second does no harm), a subscriber, and a session for it.
-api() { curl -sf -H "Authorization: ApiKey $key" -H 'content-type: application/json' "$@"; }
+api() { curl -sf -H "Authorization: ApiKey $HERALD_API_KEY" -H 'content-type: application/json' "$@"; }
 api -o /dev/null -X POST "$url/v1/integrations" \
   -d '{"providerId":"svc","channel":"in_app","active":true,"credentials":{}}'
 api -o /dev/null -X POST "$url/v2/subscribers" -d '{"subscriberId":"schemathesis-inbox"}' || true
