@@ -9,7 +9,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::app::AppState;
+use crate::app::{AppState, SharedState};
 use crate::config::RateLimitSettings;
 use crate::crypto::CredentialCipher;
 use crate::db::DbPool;
@@ -118,7 +118,7 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
             let sns_certificates = Arc::new(SnsCertificates::new(provider_settings.clone()));
             let rate_limits = RateLimits::new(rate_limits);
             tokio::spawn(processes::heartbeat(pool.clone(), rate_limits.processes(), stop_server.subscribe()));
-            let state = AppState {
+            let state = AppState::new(SharedState {
                 pool,
                 inbox_tokens: SessionTokens::new(&cipher),
                 cipher,
@@ -128,7 +128,7 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
                 api_keys: Default::default(),
                 environments: Default::default(),
                 rate_limits,
-            };
+            });
             // A make-service shares one router across connections. Served as a plain `Router`, axum
             // clones the whole route table for every connection (`Router::with_state` on a shared
             // router): measured with heaptrack, 162 MB of a 232 MB heap at 512 keep-alive connections.

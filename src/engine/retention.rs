@@ -1,6 +1,6 @@
 //! Retention: the notifications older than the retention period (`HERALD_RETENTION_DAYS`, default 30)
-//! are deleted with everything hanging from them (jobs, execution details, messages, provider
-//! deliveries: `ON DELETE CASCADE`), and so are the transactionId claims of that age once none of their
+//! are deleted with everything hanging from them (jobs and provider deliveries: `ON DELETE CASCADE`;
+//! execution details and messages, which have no foreign key, by the same statement), and so are the transactionId claims of that age once none of their
 //! notifications is left, so a transactionId is unique per environment within the retention period. A
 //! notification with a job still waiting (a delay or digest longer than the period) is kept until that
 //! job finishes.
@@ -107,8 +107,10 @@ async fn delete_chunk(conn: &mut AsyncPgConnection, sql: &str, cutoff: DateTime<
 }
 
 // The status list is a literal so the planner can use `jobs_due_idx` (see the engine migration).
+// Execution details and messages have no foreign key (their migration says why): they are deleted
+// here, through their notification indexes.
 const DELETE_NOTIFICATIONS: &str = "
-DELETE FROM notifications WHERE id IN (
+WITH old AS (
     SELECT old.id FROM environments e
     CROSS JOIN LATERAL (
         SELECT n.id FROM notifications n
@@ -120,7 +122,12 @@ DELETE FROM notifications WHERE id IN (
         FOR UPDATE OF n SKIP LOCKED
     ) old
     LIMIT $2
-)";
+), details AS (
+    DELETE FROM execution_details d USING old WHERE d.notification_id = old.id
+), messages AS (
+    DELETE FROM messages m USING old WHERE m.notification_id = old.id
+)
+DELETE FROM notifications WHERE id IN (SELECT id FROM old)";
 
 const DELETE_EXPIRED_KEYS: &str = "
 DELETE FROM idempotency_keys WHERE (environment_id, key) IN (
