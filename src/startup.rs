@@ -13,7 +13,7 @@ use crate::app::AppState;
 use crate::config::RateLimitSettings;
 use crate::crypto::CredentialCipher;
 use crate::db::DbPool;
-use crate::domain::inbox::SessionTokens;
+use crate::domain::inbox::{InboxFeed, SessionTokens};
 use crate::engine::delivery_status::SnsCertificates;
 use crate::engine::worker::{run_workers, WorkerSettings, WorkerShared};
 use crate::engine::{Clock, EngineContext};
@@ -118,8 +118,10 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
             let sns_certificates = Arc::new(SnsCertificates::new(provider_settings.clone()));
             let rate_limits = RateLimits::new(rate_limits);
             tokio::spawn(processes::heartbeat(pool.clone(), rate_limits.processes(), stop_server.subscribe()));
+            let inbox_feed = InboxFeed::start(pool.clone());
             let state = AppState {
                 pool,
+                inbox_feed,
                 inbox_tokens: SessionTokens::new(&cipher),
                 cipher,
                 engine,
