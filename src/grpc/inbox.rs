@@ -41,7 +41,7 @@ impl pb::inbox_session_service_server::InboxSessionService for InboxSessionGrpc 
 
 #[tonic::async_trait]
 impl pb::inbox_service_server::InboxService for InboxGrpc {
-    type StreamInboxEventsStream = Pin<Box<dyn Stream<Item = Result<pb::InboxEvent, Status>> + Send>>;
+    type StreamInboxEventsStream = Pin<Box<dyn Stream<Item = Result<pb::StreamInboxEventsResponse, Status>> + Send>>;
 
     async fn stream_inbox_events(
         &self,
@@ -50,7 +50,9 @@ impl pb::inbox_service_server::InboxService for InboxGrpc {
         let (subscriber, message) = accept_inbox(request)?;
         let events =
             inbox::inbox_events(self.state.pool.clone(), &self.state.inbox_feed, subscriber, message.last_event_id)
-                .map(|event| event.map(pb::InboxEvent::from).map_err(Status::from));
+                .map(|event| {
+                    event.map(|event| pb::StreamInboxEventsResponse { event: Some(event.into()) }).map_err(Status::from)
+                });
         Ok(Response::new(Box::pin(events)))
     }
 

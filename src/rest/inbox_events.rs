@@ -90,7 +90,8 @@ async fn stream_inbox_events(
     Ok(Sse::new(events).keep_alive(KeepAlive::default()).into_response())
 }
 
-fn sse_event(event: pb::InboxEvent) -> Result<Event, axum::BoxError> {
+fn sse_event(response: pb::StreamInboxEventsResponse) -> Result<Event, axum::BoxError> {
+    let event = response.event.unwrap_or_default();
     let kind = event.kind().as_str_name();
     Ok(Event::default().id(event.id.to_string()).event(kind).json_data(&event)?)
 }

@@ -5,6 +5,10 @@
 
 use std::time::Duration;
 
+use herald::domain::inbox::{InboxSubscriber, SessionTokens};
+use herald::domain::tenancy::Tenant;
+use herald::proto::herald::v1 as pb;
+use pb::inbox_event_kind_enum::InboxEventKind;
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -230,8 +234,6 @@ async fn another_subscribers_stream_never_sees_the_events() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_forged_or_expired_token_is_a_401_in_the_query_and_in_the_header() {
-    use herald::domain::inbox::{InboxSubscriber, SessionTokens};
-    use herald::domain::tenancy::Tenant;
     let inbox = Inbox::start(json!({})).await;
     let ada = InboxSubscriber {
         tenant: Tenant { organization_id: inbox.env.organization_id, environment_id: inbox.env.environment_id },
@@ -262,4 +264,23 @@ async fn a_message_written_by_a_worker_process_reaches_the_stream_held_by_an_api
     let received = stream.next().await;
     assert_eq!((received.event.as_str(), received.id.as_str(), counts(&received)), ("received", "1", (1, 1)));
     assert_eq!(received.data["notification"]["body"], "Order A-1 for Ada");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn grpc_streams_the_same_events_and_resumes_from_the_last_id() {
+    let inbox = Inbox::start(json!({})).await;
+    let token = inbox.token("ada").await;
+    ship_and_settle(&inbox, "ada", "A-1").await;
+    ship_and_settle(&inbox, "ada", "A-2").await;
+    let mut client = pb::inbox_service_client::InboxServiceClient::new(inbox.server.grpc_channel().await);
+    let mut request = tonic::Request::new(pb::StreamInboxEventsRequest { last_event_id: Some(1) });
+    request.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    let mut stream = client.stream_inbox_events(request).await.unwrap().into_inner();
+    let next = tokio::time::timeout(PATIENCE, stream.message()).await.unwrap().unwrap().unwrap();
+    let event = next.event.unwrap();
+    assert_eq!((event.id, event.kind(), event.unread_count, event.unseen_count), (2, InboxEventKind::Received, 2, 2));
+    assert_eq!(event.notification.unwrap().body, "Order A-2 for Ada");
+    ship(&inbox, "ada", "A-3").await;
+    let live = tokio::time::timeout(PATIENCE, stream.message()).await.unwrap().unwrap().unwrap().event.unwrap();
+    assert_eq!((live.id, live.unread_count), (3, 3));
 }
