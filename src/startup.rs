@@ -119,6 +119,7 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
             let rate_limits = RateLimits::new(rate_limits);
             tokio::spawn(processes::heartbeat(pool.clone(), rate_limits.processes(), stop_server.subscribe()));
             let inbox_feed = InboxFeed::start(pool.clone());
+            let streams = inbox_feed.clone();
             let state = AppState {
                 pool,
                 inbox_feed,
@@ -138,6 +139,8 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
             tokio::spawn(health.clone().refresh_periodically(stopped.clone()));
             let shutdown = async move {
                 let _ = stopped.wait_for(|stop| *stop).await;
+                // Event streams never end by themselves: their clients reconnect (and resume) elsewhere.
+                streams.close();
             };
             Some(tokio::spawn(async move { axum::serve(listener, service).with_graceful_shutdown(shutdown).await }))
         }

@@ -284,3 +284,14 @@ async fn grpc_streams_the_same_events_and_resumes_from_the_last_id() {
     let live = tokio::time::timeout(PATIENCE, stream.message()).await.unwrap().unwrap().unwrap().event.unwrap();
     assert_eq!((live.id, live.unread_count), (3, 3));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stopping_server_ends_its_streams_instead_of_waiting_out_the_drain() {
+    let mut inbox = Inbox::start(json!({})).await;
+    let mut stream = EventStream::open(&inbox.server, &inbox.token("ada").await, None, true).await;
+    assert_eq!(stream.next().await.event, "counts");
+    // The drain waits 30 seconds for open requests: the stream ends well before.
+    let ended = async { while stream.response.chunk().await.expect("the stream reads").is_some() {} };
+    let (_, ended) = tokio::join!(inbox.server.shutdown(), tokio::time::timeout(PATIENCE, ended));
+    assert!(ended.is_ok(), "the stream ended when the server began stopping");
+}

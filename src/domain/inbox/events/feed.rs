@@ -22,10 +22,19 @@ use crate::error::AppResult;
 const RECONNECT_DELAY: Duration = Duration::from_secs(1);
 
 /// This process's followers of inbox events, by subscriber (internal id).
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct InboxFeed {
     /// The highest sequence number notified per followed subscriber; entries live while followed.
     followers: Arc<Mutex<HashMap<Uuid, watch::Sender<i64>>>>,
+    /// Set when the process stops serving: every stream ends, and its client resumes elsewhere, rather
+    /// than holding the drain until its timeout.
+    closing: Arc<watch::Sender<bool>>,
+}
+
+impl Default for InboxFeed {
+    fn default() -> Self {
+        Self { followers: Arc::default(), closing: Arc::new(watch::channel(false).0) }
+    }
 }
 
 /// A stream's subscription to its subscriber's notifications; dropping it unfollows.
@@ -33,6 +42,8 @@ pub struct Following {
     feed: InboxFeed,
     subscriber: Uuid,
     pub wake: watch::Receiver<i64>,
+    /// Turns true when the process stops serving.
+    pub closing: watch::Receiver<bool>,
 }
 
 impl InboxFeed {
@@ -47,7 +58,12 @@ impl InboxFeed {
     pub fn follow(&self, subscriber: Uuid) -> Following {
         let mut followers = self.followers.lock().expect("the feed's lock is never poisoned");
         let wake = followers.entry(subscriber).or_insert_with(|| watch::channel(0).0).subscribe();
-        Following { feed: self.clone(), subscriber, wake }
+        Following { feed: self.clone(), subscriber, wake, closing: self.closing.subscribe() }
+    }
+
+    /// Ends every stream of this process (the server is stopping).
+    pub fn close(&self) {
+        self.closing.send_replace(true);
     }
 
     fn dispatch(&self, payload: &str) {

@@ -59,8 +59,8 @@ pub struct InboxEvent {
 }
 
 /// The subscriber's events after `last_event_id` (replayed from the log, then live), or from now on
-/// (opened by a `Counts` event) without one. The stream ends when the client drops it; a database
-/// error ends it with that error (the client resumes from its last event).
+/// (opened by a `Counts` event) without one. The stream ends when the client drops it or the feed
+/// closes; a database error ends it with that error (the client resumes from its last event).
 pub fn inbox_events(
     pool: DbPool,
     feed: &InboxFeed,
@@ -97,6 +97,7 @@ pub fn inbox_events(
                     _ = following.wake.changed() => {}
                     _ = tokio::time::sleep(POLL_INTERVAL) => {}
                     _ = sender.closed() => return Ok(()),
+                    _ = following.closing.wait_for(|closing| *closing) => return Ok(()),
                 }
             }
         };
