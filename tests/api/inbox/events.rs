@@ -275,6 +275,8 @@ async fn grpc_streams_the_same_events_and_resumes_from_the_last_id() {
     let mut client = pb::inbox_service_client::InboxServiceClient::new(inbox.server.grpc_channel().await);
     let mut request = tonic::Request::new(pb::StreamInboxEventsRequest { last_event_id: Some(1) });
     request.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    // A client that keys every call: a stream is a read, and its answer is never stored.
+    request.metadata_mut().insert("idempotency-key", "every-call-keyed".parse().unwrap());
     let mut stream = client.stream_inbox_events(request).await.unwrap().into_inner();
     let next = tokio::time::timeout(PATIENCE, stream.message()).await.unwrap().unwrap().unwrap();
     let event = next.event.unwrap();
