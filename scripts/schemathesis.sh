@@ -49,11 +49,15 @@ served = json.load(sys.stdin)
 committed = json.load(open("docs/openapi.json"))
 sys.exit(0 if served == committed else "the served document differs from docs/openapi.json")'
 
+# streamInboxEvents is excluded: it answers a Server-Sent Events stream that never ends, and
+# schemathesis reads every answer whole, so each of its requests would only end at the request
+# timeout (tests/api/inbox/events.rs covers the stream; tests/api/openapi.rs checks it is routed).
 status=0
 SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH=scripts \
   "$venv/bin/st" --config-file scripts/schemathesis.toml run "$url/openapi.json" \
   --header "Authorization: ApiKey $HERALD_API_KEY" \
   --checks all \
+  --exclude-operation-id streamInboxEvents \
   --seed 17 \
   --max-examples "$examples" \
   --workers 1 \

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::auth::ApiKeyCache;
 use crate::crypto::CredentialCipher;
 use crate::db::{DbConn, DbPool};
-use crate::domain::inbox::SessionTokens;
+use crate::domain::inbox::{InboxFeed, SessionTokens};
 use crate::domain::tenancy::EnvironmentCache;
 use crate::engine::delivery_status::SnsCertificates;
 use crate::engine::EngineContext;
@@ -42,6 +42,8 @@ pub struct SharedState {
     pub rate_limits: RateLimits,
     /// Issues and verifies inbox session tokens (keyed from the same secret as `cipher`).
     pub inbox_tokens: SessionTokens,
+    /// This process's inbox event streams, woken by its one `LISTEN` connection.
+    pub inbox_feed: InboxFeed,
 }
 
 impl AppState {

@@ -74,7 +74,15 @@ pub fn router(
             .route_layer(from_fn(rest::require_json_body))
             .route_layer(idempotency.clone())
             .route_layer(rate_limit.clone())
-            .route_layer(authenticate_subscriber),
+            .route_layer(authenticate_subscriber.clone()),
+    );
+    // The event stream also takes its token from the query (EventSource cannot send headers).
+    let inbox_events = rest_handling(
+        rest::inbox_event_routes()
+            .with_state(services.clone())
+            .route_layer(rate_limit.clone())
+            .route_layer(authenticate_subscriber)
+            .route_layer(from_fn(rest::token_from_query)),
     );
 
     let rest = rest_handling(
@@ -94,6 +102,7 @@ pub fn router(
         .merge(rest)
         .merge(inbox_session)
         .merge(inbox)
+        .merge(inbox_events)
         .merge(webhooks)
         .merge(documentation)
         .fallback(not_found_fallback)
@@ -142,6 +151,7 @@ pub fn api_document() -> serde_json::Value {
     declarations.add(&rest::routes());
     declarations.add(&rest::inbox_session_routes());
     declarations.add(&rest::inbox_routes());
+    declarations.add(&rest::inbox_event_routes());
     declarations.add(&rest::webhook_routes());
     declarations.add(&Health::declared_routes());
     declarations.add(&openapi::routes());

@@ -13,7 +13,7 @@ use crate::app::{AppState, SharedState};
 use crate::config::RateLimitSettings;
 use crate::crypto::CredentialCipher;
 use crate::db::DbPool;
-use crate::domain::inbox::SessionTokens;
+use crate::domain::inbox::{InboxFeed, SessionTokens};
 use crate::engine::delivery_status::SnsCertificates;
 use crate::engine::worker::{run_workers, WorkerSettings, WorkerShared};
 use crate::engine::{Clock, EngineContext};
@@ -118,8 +118,11 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
             let sns_certificates = Arc::new(SnsCertificates::new(provider_settings.clone()));
             let rate_limits = RateLimits::new(rate_limits);
             tokio::spawn(processes::heartbeat(pool.clone(), rate_limits.processes(), stop_server.subscribe()));
+            let inbox_feed = InboxFeed::start(pool.clone());
+            let streams = inbox_feed.clone();
             let state = AppState::new(SharedState {
                 pool,
+                inbox_feed,
                 inbox_tokens: SessionTokens::new(&cipher),
                 cipher,
                 engine,
@@ -136,6 +139,8 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
             tokio::spawn(health.clone().refresh_periodically(stopped.clone()));
             let shutdown = async move {
                 let _ = stopped.wait_for(|stop| *stop).await;
+                // Event streams never end by themselves: their clients reconnect (and resume) elsewhere.
+                streams.close();
             };
             Some(tokio::spawn(async move { axum::serve(listener, service).with_graceful_shutdown(shutdown).await }))
         }

@@ -5,6 +5,9 @@
 //! notification with a job still waiting (a delay or digest longer than the period) is kept until that
 //! job finishes.
 //!
+//! The inbox's event log (`inbox_events`) is swept by the same cutoff: a client resuming from an
+//! event older than that gets a `reset` (see `domain::inbox::events`).
+//!
 //! Expired idempotency keys (past their 24 hours) and the heartbeat rows of API processes that
 //! stopped are swept at the same time ([`sweep_expired`]).
 //!
@@ -36,8 +39,9 @@ pub async fn sweep_periodically(shared: Arc<WorkerShared>, retention: TimeDelta,
     while !*stop.borrow() {
         let cutoff = shared.engine.clock.now() - retention;
         match sweep(&shared.pool, cutoff).await {
-            Ok(swept) if swept.notifications + swept.transactions > 0 => {
-                tracing::info!(notifications = swept.notifications, transactions = swept.transactions, %cutoff, "retention sweep");
+            Ok(swept) if swept.notifications + swept.transactions + swept.inbox_events > 0 => {
+                let Swept { notifications, transactions, inbox_events } = swept;
+                tracing::info!(notifications, transactions, inbox_events, %cutoff, "retention sweep");
             }
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "retention sweep failed; retrying at the next one"),
@@ -59,6 +63,7 @@ pub async fn sweep_periodically(shared: Arc<WorkerShared>, retention: TimeDelta,
 pub struct Swept {
     pub notifications: u64,
     pub transactions: u64,
+    pub inbox_events: u64,
 }
 
 /// Deletes everything created before `cutoff`, chunk by chunk.
@@ -75,6 +80,13 @@ pub async fn sweep(pool: &DbPool, cutoff: DateTime<Utc>) -> AppResult<Swept> {
     loop {
         let deleted = delete_chunk(&mut conn, DELETE_TRANSACTIONS, cutoff).await?;
         swept.transactions += deleted;
+        if deleted < CHUNK as u64 {
+            break;
+        }
+    }
+    loop {
+        let deleted = delete_chunk(&mut conn, DELETE_INBOX_EVENTS, cutoff).await?;
+        swept.inbox_events += deleted;
         if deleted < CHUNK as u64 {
             break;
         }
@@ -143,6 +155,16 @@ DELETE FROM trigger_transactions WHERE (environment_id, transaction_id) IN (
     WHERE t.created_at < $1
       AND NOT EXISTS (SELECT 1 FROM notifications n
                       WHERE n.environment_id = t.environment_id AND n.transaction_id = t.transaction_id)
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED
+)";
+
+// Events are numbered in commit order and stamped after their sequence lock, so an age cutoff deletes
+// a prefix of each subscriber's log.
+const DELETE_INBOX_EVENTS: &str = "
+DELETE FROM inbox_events WHERE (environment_id, subscriber_id, seq) IN (
+    SELECT environment_id, subscriber_id, seq FROM inbox_events
+    WHERE created_at < $1
     LIMIT $2
     FOR UPDATE SKIP LOCKED
 )";

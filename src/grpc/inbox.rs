@@ -1,6 +1,9 @@
 //! `herald.v1.InboxSessionService` (open: no credential) and `herald.v1.InboxService` (a session
 //! token: the server puts [`authenticate_subscriber`](crate::auth::authenticate_subscriber) in front).
 
+use std::pin::Pin;
+
+use futures_util::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
 use super::inbox_convert::{inbox_mark, list_response, saturating_count};
@@ -38,6 +41,21 @@ impl pb::inbox_session_service_server::InboxSessionService for InboxSessionGrpc 
 
 #[tonic::async_trait]
 impl pb::inbox_service_server::InboxService for InboxGrpc {
+    type StreamInboxEventsStream = Pin<Box<dyn Stream<Item = Result<pb::StreamInboxEventsResponse, Status>> + Send>>;
+
+    async fn stream_inbox_events(
+        &self,
+        request: Request<pb::StreamInboxEventsRequest>,
+    ) -> Result<Response<Self::StreamInboxEventsStream>, Status> {
+        let (subscriber, message) = accept_inbox(request)?;
+        let events =
+            inbox::inbox_events(self.state.pool.clone(), &self.state.inbox_feed, subscriber, message.last_event_id)
+                .map(|event| {
+                    event.map(|event| pb::StreamInboxEventsResponse { event: Some(event.into()) }).map_err(Status::from)
+                });
+        Ok(Response::new(Box::pin(events)))
+    }
+
     async fn list_inbox_notifications(
         &self,
         request: Request<pb::ListInboxNotificationsRequest>,

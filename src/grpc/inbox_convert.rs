@@ -2,7 +2,9 @@
 
 use serde_json::Value;
 
-use crate::domain::inbox::{InboxFilter, InboxPage, InboxQuery, Session, SessionRequest, INBOX_CHANNEL};
+use crate::domain::inbox::{
+    InboxEvent, InboxEventKind, InboxFilter, InboxPage, InboxQuery, Session, SessionRequest, INBOX_CHANNEL,
+};
 use crate::domain::messages::{MarkAs, Message};
 use crate::domain::subscribers::NewSubscriber;
 use crate::proto::herald::v1 as pb;
@@ -158,6 +160,26 @@ impl From<Message> for pb::InboxNotification {
                 severity: workflow.severity.clone(),
             }),
             severity: workflow.map_or_else(|| "none".to_string(), |workflow| workflow.severity.clone()),
+        }
+    }
+}
+
+impl From<InboxEvent> for pb::InboxEvent {
+    fn from(event: InboxEvent) -> Self {
+        use pb::inbox_event_kind_enum::InboxEventKind as Proto;
+        let kind = match event.kind {
+            InboxEventKind::Received => Proto::Received,
+            InboxEventKind::Changed => Proto::Changed,
+            InboxEventKind::Reset => Proto::Reset,
+            InboxEventKind::Counts => Proto::Counts,
+        };
+        Self {
+            id: event.seq,
+            kind: kind.into(),
+            change: event.change,
+            notification: event.notification.map(Into::into),
+            unread_count: saturating_count(event.counts.unread),
+            unseen_count: saturating_count(event.counts.unseen),
         }
     }
 }

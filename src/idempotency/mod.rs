@@ -53,6 +53,9 @@ const RETRIED_GRPC_CODES: [tonic::Code; 8] = [
     tonic::Code::Unavailable,
     tonic::Code::DataLoss,
 ];
+/// Reads that gRPC carries as a POST and that run without a key's promise: a server stream never
+/// ends, so its answer could never be stored.
+const UNKEYED_GRPC_PATHS: [&str; 1] = ["/herald.v1.InboxService/StreamInboxEvents"];
 /// Headers an answer gets again on every delivery, not stored with it.
 const UNSTORED_HEADERS: [HeaderName; 3] =
     [http::header::CONTENT_LENGTH, http::header::TRANSFER_ENCODING, http::header::DATE];
@@ -69,6 +72,9 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
         return next.run(request).await;
     }
     let grpc = is_grpc(&request);
+    if grpc && UNKEYED_GRPC_PATHS.contains(&request.uri().path()) {
+        return next.run(request).await;
+    }
     match run_once(state, tenant, &key, request, next).await {
         Ok(response) => response,
         Err(error) if grpc => tonic::Status::from(error).into_http(),

@@ -116,6 +116,12 @@ impl Operation {
         self
     }
 
+    /// A success answer streaming Server-Sent Events.
+    pub fn answers_event_stream(mut self, status: u16) -> Self {
+        self.answers.push((status, Some(("text/event-stream", json!({"type": "string"})))));
+        self
+    }
+
     /// A success answer without a body (204).
     pub fn answers_empty(mut self, status: u16) -> Self {
         self.answers.push((status, None));

@@ -113,7 +113,7 @@ pub fn routes() -> ApiRoutes<Services> {
 
 /// Wraps an inbox call's message as a tonic request carrying the session's subscriber, as the
 /// authentication middleware would have for a gRPC call.
-fn inbox_request<T>(subscriber: InboxSubscriber, message: T) -> tonic::Request<T> {
+pub(super) fn inbox_request<T>(subscriber: InboxSubscriber, message: T) -> tonic::Request<T> {
     let mut request = tonic::Request::new(message);
     request.extensions_mut().insert(subscriber);
     request

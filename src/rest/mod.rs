@@ -5,6 +5,7 @@ mod body;
 mod environments;
 mod events;
 mod inbox;
+mod inbox_events;
 mod integrations;
 mod messages;
 mod notifications;
@@ -17,6 +18,7 @@ mod workflows;
 
 pub use body::{mask_of_keys, parse_json, parse_json_with_mask, require_json_body, JsonBody};
 pub use inbox::{routes as inbox_routes, session_routes as inbox_session_routes};
+pub use inbox_events::{routes as inbox_event_routes, token_from_query};
 pub use webhooks::routes as webhook_routes;
 
 use axum::response::{IntoResponse, Response};

@@ -122,9 +122,16 @@ async fn the_document_describes_exactly_the_routes_served() {
     let (token, _) = SessionTokens::new(&server.cipher).issue(&subscriber, chrono::Utc::now());
     for (path, item) in document["paths"].as_object().unwrap() {
         let url = concrete(path);
-        let inbox = path.starts_with("/v1/inbox/notifications");
+        let inbox = path.starts_with("/v1/inbox/") && path != "/v1/inbox/session";
         for method in METHODS {
             let method_name = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+            if path == "/v1/inbox/events" && method == "get" {
+                // A stream never ends, so the checking client (which reads whole bodies) cannot read
+                // it: its status is enough here (tests/api/inbox/events.rs reads it).
+                let response = reqwest::Client::new().get(server.url(&url)).bearer_auth(&token).send().await.unwrap();
+                assert_eq!(response.status(), StatusCode::OK);
+                continue;
+            }
             let request = match inbox {
                 true => http_client()
                     .request(method_name, server.url(&url))

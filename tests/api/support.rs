@@ -8,7 +8,7 @@ mod answer_cut;
 mod contract;
 
 pub use answer_cut::AnswerCut;
-pub use contract::{register_api_port, ApiClient, ApiRequest, Contract};
+pub use contract::{forget_port, register_api_port, ApiClient, ApiRequest, Contract};
 
 use std::net::SocketAddr;
 
@@ -56,6 +56,8 @@ pub struct TestServer {
     pub clock: Clock,
     /// The test's schema: also the application name of every connection the server opens.
     pub schema: String,
+    /// The URL its connections use (with the schema), for a second process on the same database.
+    pub database_url: String,
     /// `None` once [`shutdown`](Self::shutdown) has run.
     running: Option<Running>,
 }
@@ -152,6 +154,7 @@ impl TestServer {
         let addr = listener.local_addr().expect("addr");
         let metrics_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let metrics_addr = metrics_listener.local_addr().expect("addr");
+        forget_port(metrics_addr);
         let clock = Clock::system();
         let settings = WorkerSettings {
             concurrency: worker_loops.unwrap_or(1),
@@ -188,8 +191,39 @@ impl TestServer {
             cipher,
             clock,
             schema,
+            database_url,
             running: Some(running),
         }
+    }
+
+    /// Starts a second Herald process on this server's database: workers only (`--role worker`),
+    /// with the same server key. Stopped when the returned value is dropped.
+    pub async fn start_worker_process(&self) -> WorkerProcess {
+        let pool = build_pool(&self.database_url, 4).expect("pool");
+        let settings = WorkerSettings {
+            concurrency: 1,
+            batch_size: 50,
+            lease: Duration::from_secs(30),
+            poll_interval: Duration::from_millis(200),
+            providers: Default::default(),
+            public_url: None,
+            retention: None,
+        };
+        let running = startup::start(StartOptions {
+            pool,
+            cipher: self.cipher.clone(),
+            clock: self.clock.clone(),
+            listener: None,
+            metrics_listener: None,
+            workers: Some(settings),
+            extra_rest_routes: Router::new(),
+            public_url: None,
+            provider_settings: provider_settings(LOOPBACK_ALLOWED),
+            rate_limits: RateLimitSettings::default(),
+        })
+        .await
+        .expect("the worker process starts");
+        WorkerProcess(running)
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -265,8 +299,18 @@ impl TestServer {
     }
 }
 
+/// A workers-only process beside a [`TestServer`].
+pub struct WorkerProcess(Running);
+
+impl Drop for WorkerProcess {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
 impl Drop for TestServer {
     fn drop(&mut self) {
+        forget_port(self.addr);
         if let Some(running) = &self.running {
             running.stop();
         }

@@ -8,16 +8,21 @@
 //!   [`notifications_of`], which pins the environment, the subscriber and the channel, so a message id
 //!   of another subscriber or environment names nothing (404).
 //!
+//! - [`events`]: the durable, per-subscriber event log every change writes, and the streams (SSE,
+//!   gRPC) that replay and follow it.
+//!
 //! Notifications are the rows of `messages` (channel `in_app`); marking goes through the messages
 //! module's state table and row locking ([`crate::domain::messages::MarkAs`]).
 
 mod count;
+mod events;
 mod list;
 mod mark;
 mod session;
 pub mod token;
 
 pub use count::{count_inbox_notifications, MAX_FILTERS};
+pub use events::{inbox_events, record_inbox_events, InboxChange, InboxCounts, InboxEvent, InboxEventKind, InboxFeed};
 pub use list::{list_inbox_notifications, InboxPage, InboxQuery, DEFAULT_LIMIT, MAX_LIMIT};
 pub use mark::{mark_inbox_notification, read_all_inbox_notifications};
 pub use session::{create_session, Session, SessionRequest};

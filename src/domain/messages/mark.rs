@@ -24,6 +24,7 @@ use uuid::Uuid;
 
 use super::{with_relations, Message, StoredMessage};
 use crate::db::schema::messages;
+use crate::domain::inbox::{record_inbox_events, InboxChange};
 use crate::domain::subscribers::get_subscriber;
 use crate::domain::tenancy::Tenant;
 use crate::domain::validation::Validator;
@@ -56,6 +57,18 @@ struct StateChange {
 }
 
 impl MarkAs {
+    /// The name an inbox `changed` event gives the change.
+    pub fn name(self) -> &'static str {
+        match self {
+            MarkAs::Read => "read",
+            MarkAs::Seen => "seen",
+            MarkAs::Unread => "unread",
+            MarkAs::Unseen => "unseen",
+            MarkAs::Archive => "archive",
+            MarkAs::Unarchive => "unarchive",
+        }
+    }
+
     fn change(self, now: DateTime<Utc>) -> StateChange {
         let unchanged = StateChange {
             read: None,
@@ -143,7 +156,8 @@ pub async fn mark_messages_as(
 
 /// Applies `mark_as` to those of `ids` that are messages of the subscriber (internal id
 /// `subscriber`) in the tenant's environment, and returns them as updated. Call it inside a
-/// transaction: the rows stay locked until it ends.
+/// transaction: the rows stay locked until it ends, and the inbox events of the in-app ones among
+/// them are written in it ([`record_inbox_events`]).
 pub async fn mark_locked_in_id_order(
     conn: &mut AsyncPgConnection,
     tenant: Tenant,
@@ -164,11 +178,13 @@ pub async fn mark_locked_in_id_order(
         .for_update()
         .load(conn)
         .await?;
-    Ok(diesel::update(messages::table.filter(messages::id.eq_any(&locked)))
+    let updated = diesel::update(messages::table.filter(messages::id.eq_any(&locked)))
         .set(mark_as.change(Utc::now()))
         .returning(StoredMessage::as_returning())
         .get_results(conn)
-        .await?)
+        .await?;
+    record_inbox_events(conn, InboxChange::Marked(mark_as), &locked).await?;
+    Ok(updated)
 }
 
 #[cfg(test)]

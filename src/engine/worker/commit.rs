@@ -15,6 +15,7 @@ use super::claim::BatchLease;
 use super::WorkerShared;
 use crate::db::batch::{update_by_pairs, update_from_records};
 use crate::db::schema::{jobs, messages};
+use crate::domain::inbox::{record_inbox_events, InboxChange};
 use crate::domain::subscribers::{remove_dead_destinations, DeadDestination};
 use crate::engine::details::{insert_details, Detail, DetailStatus};
 use crate::engine::digest_windows::{self, Merge};
@@ -50,12 +51,17 @@ pub async fn commit_outcomes(
                 })
                 .collect();
             if !new_messages.is_empty() {
-                diesel::insert_into(messages::table)
+                let inserted: Vec<Uuid> = diesel::insert_into(messages::table)
                     .values(&new_messages)
                     .on_conflict(messages::job_id)
                     .do_nothing()
-                    .execute(conn)
+                    .returning(messages::id)
+                    .get_results(conn)
                     .await?;
+                // The in-app ones reach their subscribers' inboxes: a `received` event each, committed
+                // with them (a message already stored by an earlier run is not returned, nor announced
+                // twice).
+                record_inbox_events(conn, InboxChange::Received, &inserted).await?;
             }
             write_message_updates(conn, &outcomes, now).await?;
             let dead: Vec<DeadDestination> =

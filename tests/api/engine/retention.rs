@@ -33,7 +33,8 @@ async fn a_sweep_deletes_old_finished_notifications_with_everything_they_hold() 
     assert_eq!(swept_before_everything, Swept::default(), "nothing is 30 days old");
     let after_the_triggers = sweep(&server.pool, server.clock.now() + TimeDelta::minutes(1)).await.unwrap();
 
-    assert_eq!(after_the_triggers, Swept { notifications: 3, transactions: 3 });
+    assert_eq!(after_the_triggers, Swept { notifications: 3, transactions: 3, inbox_events: 3 });
+    assert_eq!(count(&server, "inbox_events").await, 0, "the inbox events of the three messages went with them");
     assert_eq!(count(&server, "notifications").await, 1, "the delayed notification is kept");
     assert_eq!(count(&server, "notifications WHERE transaction_id = 'waiting'").await, 1);
     assert_eq!(count(&server, "jobs WHERE transaction_id <> 'waiting'").await, 0);

@@ -2,6 +2,7 @@
 //! reach, the listing's cursor, exact counts, and marking. Messages are fixtures written as the engine
 //! writes them (`activity_fixtures`); everything else goes over real HTTP (and gRPC).
 
+mod events;
 mod marking;
 mod notifications;
 mod session;
@@ -32,7 +33,11 @@ pub struct Inbox {
 
 impl Inbox {
     pub async fn start(credentials: Value) -> Self {
-        let server = TestServer::start().await;
+        Self::on(TestServer::start().await, credentials).await
+    }
+
+    /// The same on an already started server.
+    pub async fn on(server: TestServer, credentials: Value) -> Self {
         let env = Env::main(&server);
         let application_identifier = in_app_integration(&server, &env, credentials).await;
         let ada = subscriber(&server, &env, "ada", Some("ada@example.com")).await;

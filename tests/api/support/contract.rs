@@ -22,6 +22,12 @@ pub fn register_api_port(addr: SocketAddr) {
     api_ports().lock().expect("ports").insert(addr);
 }
 
+/// Unmarks `addr`: its server stopped, or it was just bound by something else (the system hands a
+/// freed port out again, and a metrics port or a fake must not be checked as an API).
+pub fn forget_port(addr: SocketAddr) {
+    api_ports().lock().expect("ports").remove(&addr);
+}
+
 /// Test-only routes mounted beside Herald's to provoke failures: their errors are still checked.
 const TEST_ROUTES: &str = "/test/";
 

@@ -254,3 +254,47 @@ class ReadAllInboxNotificationsResponse(_message.Message):
     UPDATED_FIELD_NUMBER: _ClassVar[int]
     updated: int
     def __init__(self, updated: _Optional[int] = ...) -> None: ...
+
+class StreamInboxEventsRequest(_message.Message):
+    __slots__ = ("last_event_id",)
+    LAST_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    last_event_id: int
+    def __init__(self, last_event_id: _Optional[int] = ...) -> None: ...
+
+class InboxEventKindEnum(_message.Message):
+    __slots__ = ()
+    class InboxEventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        INBOX_EVENT_KIND_UNSPECIFIED: _ClassVar[InboxEventKindEnum.InboxEventKind]
+        received: _ClassVar[InboxEventKindEnum.InboxEventKind]
+        changed: _ClassVar[InboxEventKindEnum.InboxEventKind]
+        reset: _ClassVar[InboxEventKindEnum.InboxEventKind]
+        counts: _ClassVar[InboxEventKindEnum.InboxEventKind]
+    INBOX_EVENT_KIND_UNSPECIFIED: InboxEventKindEnum.InboxEventKind
+    received: InboxEventKindEnum.InboxEventKind
+    changed: InboxEventKindEnum.InboxEventKind
+    reset: InboxEventKindEnum.InboxEventKind
+    counts: InboxEventKindEnum.InboxEventKind
+    def __init__(self) -> None: ...
+
+class InboxEvent(_message.Message):
+    __slots__ = ("id", "kind", "change", "notification", "unread_count", "unseen_count")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    CHANGE_FIELD_NUMBER: _ClassVar[int]
+    NOTIFICATION_FIELD_NUMBER: _ClassVar[int]
+    UNREAD_COUNT_FIELD_NUMBER: _ClassVar[int]
+    UNSEEN_COUNT_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    kind: InboxEventKindEnum.InboxEventKind
+    change: str
+    notification: InboxNotification
+    unread_count: int
+    unseen_count: int
+    def __init__(self, id: _Optional[int] = ..., kind: _Optional[_Union[InboxEventKindEnum.InboxEventKind, str]] = ..., change: _Optional[str] = ..., notification: _Optional[_Union[InboxNotification, _Mapping]] = ..., unread_count: _Optional[int] = ..., unseen_count: _Optional[int] = ...) -> None: ...
+
+class StreamInboxEventsResponse(_message.Message):
+    __slots__ = ("event",)
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: InboxEvent
+    def __init__(self, event: _Optional[_Union[InboxEvent, _Mapping]] = ...) -> None: ...

@@ -142,6 +142,11 @@ class InboxServiceStub:
                 request_serializer=herald_dot_v1_dot_inbox__pb2.ReadAllInboxNotificationsRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_inbox__pb2.ReadAllInboxNotificationsResponse.FromString,
                 _registered_method=True)
+        self.StreamInboxEvents = channel.unary_stream(
+                '/herald.v1.InboxService/StreamInboxEvents',
+                request_serializer=herald_dot_v1_dot_inbox__pb2.StreamInboxEventsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_inbox__pb2.StreamInboxEventsResponse.FromString,
+                _registered_method=True)
 
 
 class InboxServiceServicer:
@@ -181,6 +186,16 @@ class InboxServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def StreamInboxEvents(self, request, context):
+        """The subscriber's inbox events as they happen, each with the exact counts after it (REST: GET
+        /v1/inbox/events, Server-Sent Events). With `last_event_id`, every later event of the durable log
+        comes first, in order, then live ones; an id the log no longer holds gets a `reset` event. Without
+        it, a `counts` event opens the stream.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_InboxServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -203,6 +218,11 @@ def add_InboxServiceServicer_to_server(servicer, server):
                     servicer.ReadAllInboxNotifications,
                     request_deserializer=herald_dot_v1_dot_inbox__pb2.ReadAllInboxNotificationsRequest.FromString,
                     response_serializer=herald_dot_v1_dot_inbox__pb2.ReadAllInboxNotificationsResponse.SerializeToString,
+            ),
+            'StreamInboxEvents': grpc.unary_stream_rpc_method_handler(
+                    servicer.StreamInboxEvents,
+                    request_deserializer=herald_dot_v1_dot_inbox__pb2.StreamInboxEventsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_inbox__pb2.StreamInboxEventsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -315,6 +335,33 @@ class InboxService:
             '/herald.v1.InboxService/ReadAllInboxNotifications',
             herald_dot_v1_dot_inbox__pb2.ReadAllInboxNotificationsRequest.SerializeToString,
             herald_dot_v1_dot_inbox__pb2.ReadAllInboxNotificationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StreamInboxEvents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/herald.v1.InboxService/StreamInboxEvents',
+            herald_dot_v1_dot_inbox__pb2.StreamInboxEventsRequest.SerializeToString,
+            herald_dot_v1_dot_inbox__pb2.StreamInboxEventsResponse.FromString,
             options,
             channel_credentials,
             insecure,

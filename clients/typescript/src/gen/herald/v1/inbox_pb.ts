@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file herald/v1/inbox.proto.
  */
 export const file_herald_v1_inbox: GenFile = /*@__PURE__*/
-  fileDesc("ChVoZXJhbGQvdjEvaW5ib3gucHJvdG8SCWhlcmFsZC52MSKdAgoWSW5ib3hTZXNzaW9uU3Vic2NyaWJlchIVCg1zdWJzY3JpYmVyX2lkGAEgASgJEhcKCmZpcnN0X25hbWUYAiABKAlIAIgBARIWCglsYXN0X25hbWUYAyABKAlIAYgBARISCgVlbWFpbBgEIAEoCUgCiAEBEhIKBXBob25lGAUgASgJSAOIAQESEwoGYXZhdGFyGAYgASgJSASIAQESEwoGbG9jYWxlGAcgASgJSAWIAQESFQoIdGltZXpvbmUYCCABKAlIBogBAUINCgtfZmlyc3RfbmFtZUIMCgpfbGFzdF9uYW1lQggKBl9lbWFpbEIICgZfcGhvbmVCCQoHX2F2YXRhckIJCgdfbG9jYWxlQgsKCV90aW1lem9uZSLSAQoZQ3JlYXRlSW5ib3hTZXNzaW9uUmVxdWVzdBIeChZhcHBsaWNhdGlvbl9pZGVudGlmaWVyGAEgASgJEhoKDXN1YnNjcmliZXJfaWQYAiABKAlIAIgBARI1CgpzdWJzY3JpYmVyGAMgASgLMiEuaGVyYWxkLnYxLkluYm94U2Vzc2lvblN1YnNjcmliZXISHAoPc3Vic2NyaWJlcl9oYXNoGAQgASgJSAGIAQFCEAoOX3N1YnNjcmliZXJfaWRCEgoQX3N1YnNjcmliZXJfaGFzaCIhChBJbmJveFVucmVhZENvdW50Eg0KBXRvdGFsGAEgASgFItIBCgxJbmJveFNlc3Npb24SDQoFdG9rZW4YASABKAkSGgoSdG90YWxfdW5yZWFkX2NvdW50GAIgASgFEjEKDHVucmVhZF9jb3VudBgDIAEoCzIbLmhlcmFsZC52MS5JbmJveFVucmVhZENvdW50EhIKCmV4cGlyZXNfYXQYBCABKAkSEgoKZXhwaXJlc19pbhgFIAEoBRIeChZhcHBsaWNhdGlvbl9pZGVudGlmaWVyGAYgASgJEhwKFHJlbW92ZV9ub3Z1X2JyYW5kaW5nGAcgASgIIkMKGkNyZWF0ZUluYm94U2Vzc2lvblJlc3BvbnNlEiUKBGRhdGEYASABKAsyFy5oZXJhbGQudjEuSW5ib3hTZXNzaW9uIncKC0luYm94RmlsdGVyEgwKBHRhZ3MYASADKAkSEQoEcmVhZBgCIAEoCEgAiAEBEhUKCGFyY2hpdmVkGAMgASgISAGIAQESEQoEc2VlbhgEIAEoCEgCiAEBQgcKBV9yZWFkQgsKCV9hcmNoaXZlZEIHCgVfc2VlbiJeCgtJbmJveEFjdGlvbhINCgVsYWJlbBgBIAEoCRIUCgxpc19jb21wbGV0ZWQYAiABKAgSKgoIcmVkaXJlY3QYAyABKAsyGC5oZXJhbGQudjEuSW5ib3hSZWRpcmVjdCI8Cg1JbmJveFJlZGlyZWN0EgsKA3VybBgBIAEoCRITCgZ0YXJnZXQYAiABKAlIAIgBAUIJCgdfdGFyZ2V0IqEBCg5JbmJveFJlY2lwaWVudBIKCgJpZBgBIAEoCRIVCg1zdWJzY3JpYmVyX2lkGAIgASgJEhcKCmZpcnN0X25hbWUYAyABKAlIAIgBARIWCglsYXN0X25hbWUYBCABKAlIAYgBARITCgZhdmF0YXIYBSABKAlIAogBAUINCgtfZmlyc3RfbmFtZUIMCgpfbGFzdF9uYW1lQgkKB19hdmF0YXIibwoNSW5ib3hXb3JrZmxvdxIKCgJpZBgBIAEoCRISCgppZGVudGlmaWVyGAIgASgJEgwKBG5hbWUYAyABKAkSEAoIY3JpdGljYWwYBCABKAgSDAoEdGFncxgFIAMoCRIQCghzZXZlcml0eRgGIAEoCSK3BAoRSW5ib3hOb3RpZmljYXRpb24SCgoCaWQYASABKAkSFgoOdHJhbnNhY3Rpb25faWQYAiABKAkSFAoHc3ViamVjdBgDIAEoCUgAiAEBEgwKBGJvZHkYBCABKAkSJQoCdG8YBSABKAsyGS5oZXJhbGQudjEuSW5ib3hSZWNpcGllbnQSDwoHaXNfcmVhZBgGIAEoCBIPCgdpc19zZWVuGAcgASgIEhMKC2lzX2FyY2hpdmVkGAggASgIEhIKCmNyZWF0ZWRfYXQYCSABKAkSFAoHcmVhZF9hdBgKIAEoCUgBiAEBEhQKB3NlZW5fYXQYCyABKAlIAogBARIYCgthcmNoaXZlZF9hdBgMIAEoCUgDiAEBEi4KDnByaW1hcnlfYWN0aW9uGA0gASgLMhYuaGVyYWxkLnYxLkluYm94QWN0aW9uEjAKEHNlY29uZGFyeV9hY3Rpb24YDiABKAsyFi5oZXJhbGQudjEuSW5ib3hBY3Rpb24SFAoMY2hhbm5lbF90eXBlGA8gASgJEgwKBHRhZ3MYECADKAkSKgoIcmVkaXJlY3QYESABKAsyGC5oZXJhbGQudjEuSW5ib3hSZWRpcmVjdBIqCgh3b3JrZmxvdxgSIAEoCzIYLmhlcmFsZC52MS5JbmJveFdvcmtmbG93EhAKCHNldmVyaXR5GBMgASgJQgoKCF9zdWJqZWN0QgoKCF9yZWFkX2F0QgoKCF9zZWVuX2F0Qg4KDF9hcmNoaXZlZF9hdCKDAQodTGlzdEluYm94Tm90aWZpY2F0aW9uc1JlcXVlc3QSJgoGZmlsdGVyGAEgASgLMhYuaGVyYWxkLnYxLkluYm94RmlsdGVyEhIKBWxpbWl0GAIgASgFSACIAQESEgoFYWZ0ZXIYAyABKAlIAYgBAUIICgZfbGltaXRCCAoGX2FmdGVyIqIBCh5MaXN0SW5ib3hOb3RpZmljYXRpb25zUmVzcG9uc2USKgoEZGF0YRgBIAMoCzIcLmhlcmFsZC52MS5JbmJveE5vdGlmaWNhdGlvbhIQCghoYXNfbW9yZRgCIAEoCBImCgZmaWx0ZXIYAyABKAsyFi5oZXJhbGQudjEuSW5ib3hGaWx0ZXISEQoEbmV4dBgEIAEoCUgAiAEBQgcKBV9uZXh0IkkKHkNvdW50SW5ib3hOb3RpZmljYXRpb25zUmVxdWVzdBInCgdmaWx0ZXJzGAEgAygLMhYuaGVyYWxkLnYxLkluYm94RmlsdGVyIkMKCkluYm94Q291bnQSDQoFY291bnQYASABKAUSJgoGZmlsdGVyGAIgASgLMhYuaGVyYWxkLnYxLkluYm94RmlsdGVyIkYKH0NvdW50SW5ib3hOb3RpZmljYXRpb25zUmVzcG9uc2USIwoEZGF0YRgBIAMoCzIVLmhlcmFsZC52MS5JbmJveENvdW50ImoKDUluYm94TWFya0VudW0iWQoJSW5ib3hNYXJrEhoKFklOQk9YX01BUktfVU5TUEVDSUZJRUQQABIICgRyZWFkEAESCgoGdW5yZWFkEAISCwoHYXJjaGl2ZRADEg0KCXVuYXJjaGl2ZRAEImkKHE1hcmtJbmJveE5vdGlmaWNhdGlvblJlcXVlc3QSFwoPbm90aWZpY2F0aW9uX2lkGAEgASgJEjAKBG1hcmsYAiABKA4yIi5oZXJhbGQudjEuSW5ib3hNYXJrRW51bS5JbmJveE1hcmsiSwodTWFya0luYm94Tm90aWZpY2F0aW9uUmVzcG9uc2USKgoEZGF0YRgBIAEoCzIcLmhlcmFsZC52MS5JbmJveE5vdGlmaWNhdGlvbiIwCiBSZWFkQWxsSW5ib3hOb3RpZmljYXRpb25zUmVxdWVzdBIMCgR0YWdzGAEgAygJIjQKIVJlYWRBbGxJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZRIPCgd1cGRhdGVkGAEgASgFMngKE0luYm94U2Vzc2lvblNlcnZpY2USYQoSQ3JlYXRlSW5ib3hTZXNzaW9uEiQuaGVyYWxkLnYxLkNyZWF0ZUluYm94U2Vzc2lvblJlcXVlc3QaJS5oZXJhbGQudjEuQ3JlYXRlSW5ib3hTZXNzaW9uUmVzcG9uc2Uy0wMKDEluYm94U2VydmljZRJtChZMaXN0SW5ib3hOb3RpZmljYXRpb25zEiguaGVyYWxkLnYxLkxpc3RJbmJveE5vdGlmaWNhdGlvbnNSZXF1ZXN0GikuaGVyYWxkLnYxLkxpc3RJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZRJwChdDb3VudEluYm94Tm90aWZpY2F0aW9ucxIpLmhlcmFsZC52MS5Db3VudEluYm94Tm90aWZpY2F0aW9uc1JlcXVlc3QaKi5oZXJhbGQudjEuQ291bnRJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZRJqChVNYXJrSW5ib3hOb3RpZmljYXRpb24SJy5oZXJhbGQudjEuTWFya0luYm94Tm90aWZpY2F0aW9uUmVxdWVzdBooLmhlcmFsZC52MS5NYXJrSW5ib3hOb3RpZmljYXRpb25SZXNwb25zZRJ2ChlSZWFkQWxsSW5ib3hOb3RpZmljYXRpb25zEisuaGVyYWxkLnYxLlJlYWRBbGxJbmJveE5vdGlmaWNhdGlvbnNSZXF1ZXN0GiwuaGVyYWxkLnYxLlJlYWRBbGxJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("ChVoZXJhbGQvdjEvaW5ib3gucHJvdG8SCWhlcmFsZC52MSKdAgoWSW5ib3hTZXNzaW9uU3Vic2NyaWJlchIVCg1zdWJzY3JpYmVyX2lkGAEgASgJEhcKCmZpcnN0X25hbWUYAiABKAlIAIgBARIWCglsYXN0X25hbWUYAyABKAlIAYgBARISCgVlbWFpbBgEIAEoCUgCiAEBEhIKBXBob25lGAUgASgJSAOIAQESEwoGYXZhdGFyGAYgASgJSASIAQESEwoGbG9jYWxlGAcgASgJSAWIAQESFQoIdGltZXpvbmUYCCABKAlIBogBAUINCgtfZmlyc3RfbmFtZUIMCgpfbGFzdF9uYW1lQggKBl9lbWFpbEIICgZfcGhvbmVCCQoHX2F2YXRhckIJCgdfbG9jYWxlQgsKCV90aW1lem9uZSLSAQoZQ3JlYXRlSW5ib3hTZXNzaW9uUmVxdWVzdBIeChZhcHBsaWNhdGlvbl9pZGVudGlmaWVyGAEgASgJEhoKDXN1YnNjcmliZXJfaWQYAiABKAlIAIgBARI1CgpzdWJzY3JpYmVyGAMgASgLMiEuaGVyYWxkLnYxLkluYm94U2Vzc2lvblN1YnNjcmliZXISHAoPc3Vic2NyaWJlcl9oYXNoGAQgASgJSAGIAQFCEAoOX3N1YnNjcmliZXJfaWRCEgoQX3N1YnNjcmliZXJfaGFzaCIhChBJbmJveFVucmVhZENvdW50Eg0KBXRvdGFsGAEgASgFItIBCgxJbmJveFNlc3Npb24SDQoFdG9rZW4YASABKAkSGgoSdG90YWxfdW5yZWFkX2NvdW50GAIgASgFEjEKDHVucmVhZF9jb3VudBgDIAEoCzIbLmhlcmFsZC52MS5JbmJveFVucmVhZENvdW50EhIKCmV4cGlyZXNfYXQYBCABKAkSEgoKZXhwaXJlc19pbhgFIAEoBRIeChZhcHBsaWNhdGlvbl9pZGVudGlmaWVyGAYgASgJEhwKFHJlbW92ZV9ub3Z1X2JyYW5kaW5nGAcgASgIIkMKGkNyZWF0ZUluYm94U2Vzc2lvblJlc3BvbnNlEiUKBGRhdGEYASABKAsyFy5oZXJhbGQudjEuSW5ib3hTZXNzaW9uIncKC0luYm94RmlsdGVyEgwKBHRhZ3MYASADKAkSEQoEcmVhZBgCIAEoCEgAiAEBEhUKCGFyY2hpdmVkGAMgASgISAGIAQESEQoEc2VlbhgEIAEoCEgCiAEBQgcKBV9yZWFkQgsKCV9hcmNoaXZlZEIHCgVfc2VlbiJeCgtJbmJveEFjdGlvbhINCgVsYWJlbBgBIAEoCRIUCgxpc19jb21wbGV0ZWQYAiABKAgSKgoIcmVkaXJlY3QYAyABKAsyGC5oZXJhbGQudjEuSW5ib3hSZWRpcmVjdCI8Cg1JbmJveFJlZGlyZWN0EgsKA3VybBgBIAEoCRITCgZ0YXJnZXQYAiABKAlIAIgBAUIJCgdfdGFyZ2V0IqEBCg5JbmJveFJlY2lwaWVudBIKCgJpZBgBIAEoCRIVCg1zdWJzY3JpYmVyX2lkGAIgASgJEhcKCmZpcnN0X25hbWUYAyABKAlIAIgBARIWCglsYXN0X25hbWUYBCABKAlIAYgBARITCgZhdmF0YXIYBSABKAlIAogBAUINCgtfZmlyc3RfbmFtZUIMCgpfbGFzdF9uYW1lQgkKB19hdmF0YXIibwoNSW5ib3hXb3JrZmxvdxIKCgJpZBgBIAEoCRISCgppZGVudGlmaWVyGAIgASgJEgwKBG5hbWUYAyABKAkSEAoIY3JpdGljYWwYBCABKAgSDAoEdGFncxgFIAMoCRIQCghzZXZlcml0eRgGIAEoCSK3BAoRSW5ib3hOb3RpZmljYXRpb24SCgoCaWQYASABKAkSFgoOdHJhbnNhY3Rpb25faWQYAiABKAkSFAoHc3ViamVjdBgDIAEoCUgAiAEBEgwKBGJvZHkYBCABKAkSJQoCdG8YBSABKAsyGS5oZXJhbGQudjEuSW5ib3hSZWNpcGllbnQSDwoHaXNfcmVhZBgGIAEoCBIPCgdpc19zZWVuGAcgASgIEhMKC2lzX2FyY2hpdmVkGAggASgIEhIKCmNyZWF0ZWRfYXQYCSABKAkSFAoHcmVhZF9hdBgKIAEoCUgBiAEBEhQKB3NlZW5fYXQYCyABKAlIAogBARIYCgthcmNoaXZlZF9hdBgMIAEoCUgDiAEBEi4KDnByaW1hcnlfYWN0aW9uGA0gASgLMhYuaGVyYWxkLnYxLkluYm94QWN0aW9uEjAKEHNlY29uZGFyeV9hY3Rpb24YDiABKAsyFi5oZXJhbGQudjEuSW5ib3hBY3Rpb24SFAoMY2hhbm5lbF90eXBlGA8gASgJEgwKBHRhZ3MYECADKAkSKgoIcmVkaXJlY3QYESABKAsyGC5oZXJhbGQudjEuSW5ib3hSZWRpcmVjdBIqCgh3b3JrZmxvdxgSIAEoCzIYLmhlcmFsZC52MS5JbmJveFdvcmtmbG93EhAKCHNldmVyaXR5GBMgASgJQgoKCF9zdWJqZWN0QgoKCF9yZWFkX2F0QgoKCF9zZWVuX2F0Qg4KDF9hcmNoaXZlZF9hdCKDAQodTGlzdEluYm94Tm90aWZpY2F0aW9uc1JlcXVlc3QSJgoGZmlsdGVyGAEgASgLMhYuaGVyYWxkLnYxLkluYm94RmlsdGVyEhIKBWxpbWl0GAIgASgFSACIAQESEgoFYWZ0ZXIYAyABKAlIAYgBAUIICgZfbGltaXRCCAoGX2FmdGVyIqIBCh5MaXN0SW5ib3hOb3RpZmljYXRpb25zUmVzcG9uc2USKgoEZGF0YRgBIAMoCzIcLmhlcmFsZC52MS5JbmJveE5vdGlmaWNhdGlvbhIQCghoYXNfbW9yZRgCIAEoCBImCgZmaWx0ZXIYAyABKAsyFi5oZXJhbGQudjEuSW5ib3hGaWx0ZXISEQoEbmV4dBgEIAEoCUgAiAEBQgcKBV9uZXh0IkkKHkNvdW50SW5ib3hOb3RpZmljYXRpb25zUmVxdWVzdBInCgdmaWx0ZXJzGAEgAygLMhYuaGVyYWxkLnYxLkluYm94RmlsdGVyIkMKCkluYm94Q291bnQSDQoFY291bnQYASABKAUSJgoGZmlsdGVyGAIgASgLMhYuaGVyYWxkLnYxLkluYm94RmlsdGVyIkYKH0NvdW50SW5ib3hOb3RpZmljYXRpb25zUmVzcG9uc2USIwoEZGF0YRgBIAMoCzIVLmhlcmFsZC52MS5JbmJveENvdW50ImoKDUluYm94TWFya0VudW0iWQoJSW5ib3hNYXJrEhoKFklOQk9YX01BUktfVU5TUEVDSUZJRUQQABIICgRyZWFkEAESCgoGdW5yZWFkEAISCwoHYXJjaGl2ZRADEg0KCXVuYXJjaGl2ZRAEImkKHE1hcmtJbmJveE5vdGlmaWNhdGlvblJlcXVlc3QSFwoPbm90aWZpY2F0aW9uX2lkGAEgASgJEjAKBG1hcmsYAiABKA4yIi5oZXJhbGQudjEuSW5ib3hNYXJrRW51bS5JbmJveE1hcmsiSwodTWFya0luYm94Tm90aWZpY2F0aW9uUmVzcG9uc2USKgoEZGF0YRgBIAEoCzIcLmhlcmFsZC52MS5JbmJveE5vdGlmaWNhdGlvbiIwCiBSZWFkQWxsSW5ib3hOb3RpZmljYXRpb25zUmVxdWVzdBIMCgR0YWdzGAEgAygJIjQKIVJlYWRBbGxJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZRIPCgd1cGRhdGVkGAEgASgFIkgKGFN0cmVhbUluYm94RXZlbnRzUmVxdWVzdBIaCg1sYXN0X2V2ZW50X2lkGAEgASgDSACIAQFCEAoOX2xhc3RfZXZlbnRfaWQiegoSSW5ib3hFdmVudEtpbmRFbnVtImQKDkluYm94RXZlbnRLaW5kEiAKHElOQk9YX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIMCghyZWNlaXZlZBABEgsKB2NoYW5nZWQQAhIJCgVyZXNldBADEgoKBmNvdW50cxAEItQBCgpJbmJveEV2ZW50EgoKAmlkGAEgASgDEjoKBGtpbmQYAiABKA4yLC5oZXJhbGQudjEuSW5ib3hFdmVudEtpbmRFbnVtLkluYm94RXZlbnRLaW5kEhMKBmNoYW5nZRgDIAEoCUgAiAEBEjIKDG5vdGlmaWNhdGlvbhgEIAEoCzIcLmhlcmFsZC52MS5JbmJveE5vdGlmaWNhdGlvbhIUCgx1bnJlYWRfY291bnQYBSABKAUSFAoMdW5zZWVuX2NvdW50GAYgASgFQgkKB19jaGFuZ2UiQQoZU3RyZWFtSW5ib3hFdmVudHNSZXNwb25zZRIkCgVldmVudBgBIAEoCzIVLmhlcmFsZC52MS5JbmJveEV2ZW50MngKE0luYm94U2Vzc2lvblNlcnZpY2USYQoSQ3JlYXRlSW5ib3hTZXNzaW9uEiQuaGVyYWxkLnYxLkNyZWF0ZUluYm94U2Vzc2lvblJlcXVlc3QaJS5oZXJhbGQudjEuQ3JlYXRlSW5ib3hTZXNzaW9uUmVzcG9uc2UytQQKDEluYm94U2VydmljZRJtChZMaXN0SW5ib3hOb3RpZmljYXRpb25zEiguaGVyYWxkLnYxLkxpc3RJbmJveE5vdGlmaWNhdGlvbnNSZXF1ZXN0GikuaGVyYWxkLnYxLkxpc3RJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZRJwChdDb3VudEluYm94Tm90aWZpY2F0aW9ucxIpLmhlcmFsZC52MS5Db3VudEluYm94Tm90aWZpY2F0aW9uc1JlcXVlc3QaKi5oZXJhbGQudjEuQ291bnRJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZRJqChVNYXJrSW5ib3hOb3RpZmljYXRpb24SJy5oZXJhbGQudjEuTWFya0luYm94Tm90aWZpY2F0aW9uUmVxdWVzdBooLmhlcmFsZC52MS5NYXJrSW5ib3hOb3RpZmljYXRpb25SZXNwb25zZRJ2ChlSZWFkQWxsSW5ib3hOb3RpZmljYXRpb25zEisuaGVyYWxkLnYxLlJlYWRBbGxJbmJveE5vdGlmaWNhdGlvbnNSZXF1ZXN0GiwuaGVyYWxkLnYxLlJlYWRBbGxJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZRJgChFTdHJlYW1JbmJveEV2ZW50cxIjLmhlcmFsZC52MS5TdHJlYW1JbmJveEV2ZW50c1JlcXVlc3QaJC5oZXJhbGQudjEuU3RyZWFtSW5ib3hFdmVudHNSZXNwb25zZTABYgZwcm90bzM");
 
 /**
  * The subscriber a session is for, in the object form (REST also takes a bare subscriberId string).
@@ -893,6 +893,168 @@ export const ReadAllInboxNotificationsResponseSchema: GenMessage<ReadAllInboxNot
   messageDesc(file_herald_v1_inbox, 20);
 
 /**
+ * Request of StreamInboxEvents.
+ *
+ * @generated from message herald.v1.StreamInboxEventsRequest
+ */
+export type StreamInboxEventsRequest = Message<"herald.v1.StreamInboxEventsRequest"> & {
+  /**
+   * The `id` of the last event the client received (REST: the `Last-Event-ID` header or the
+   * `lastEventId` query parameter): the stream resumes right after it.
+   *
+   * @generated from field: optional int64 last_event_id = 1;
+   */
+  lastEventId?: bigint | undefined;
+};
+
+/**
+ * Describes the message herald.v1.StreamInboxEventsRequest.
+ * Use `create(StreamInboxEventsRequestSchema)` to create a new message.
+ */
+export const StreamInboxEventsRequestSchema: GenMessage<StreamInboxEventsRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 21);
+
+/**
+ * Wrapper of the inbox event kind enum (scopes its value names).
+ *
+ * @generated from message herald.v1.InboxEventKindEnum
+ */
+export type InboxEventKindEnum = Message<"herald.v1.InboxEventKindEnum"> & {
+};
+
+/**
+ * Describes the message herald.v1.InboxEventKindEnum.
+ * Use `create(InboxEventKindEnumSchema)` to create a new message.
+ */
+export const InboxEventKindEnumSchema: GenMessage<InboxEventKindEnum> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 22);
+
+/**
+ * What an inbox event reports.
+ *
+ * @generated from enum herald.v1.InboxEventKindEnum.InboxEventKind
+ */
+export enum InboxEventKindEnum_InboxEventKind {
+  /**
+   * Not set; never sent.
+   *
+   * @generated from enum value: INBOX_EVENT_KIND_UNSPECIFIED = 0;
+   */
+  INBOX_EVENT_KIND_UNSPECIFIED = 0,
+
+  /**
+   * A new notification.
+   *
+   * @generated from enum value: received = 1;
+   */
+  received = 1,
+
+  /**
+   * A notification was marked (see `change`).
+   *
+   * @generated from enum value: changed = 2;
+   */
+  changed = 2,
+
+  /**
+   * The log no longer holds the events after the client's last one: refetch the list and counts.
+   *
+   * @generated from enum value: reset = 3;
+   */
+  reset = 3,
+
+  /**
+   * The counts when a stream starts without a last event id.
+   *
+   * @generated from enum value: counts = 4;
+   */
+  counts = 4,
+}
+
+/**
+ * Describes the enum herald.v1.InboxEventKindEnum.InboxEventKind.
+ */
+export const InboxEventKindEnum_InboxEventKindSchema: GenEnum<InboxEventKindEnum_InboxEventKind> = /*@__PURE__*/
+  enumDesc(file_herald_v1_inbox, 22, 0);
+
+/**
+ * One event of a subscriber's inbox.
+ *
+ * @generated from message herald.v1.InboxEvent
+ */
+export type InboxEvent = Message<"herald.v1.InboxEvent"> & {
+  /**
+   * Position in the subscriber's event sequence (SSE `id:`); pass the last one back to resume.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id: bigint;
+
+  /**
+   * What happened (SSE `event:`).
+   *
+   * @generated from field: herald.v1.InboxEventKindEnum.InboxEventKind kind = 2;
+   */
+  kind: InboxEventKindEnum_InboxEventKind;
+
+  /**
+   * For `changed`: read, unread, seen, unseen, archive or unarchive.
+   *
+   * @generated from field: optional string change = 3;
+   */
+  change?: string | undefined;
+
+  /**
+   * The notification as it is now (received and changed; absent once retention deleted it).
+   *
+   * @generated from field: herald.v1.InboxNotification notification = 4;
+   */
+  notification?: InboxNotification | undefined;
+
+  /**
+   * Unread, not archived in-app notifications right after the event (exact).
+   *
+   * @generated from field: int32 unread_count = 5;
+   */
+  unreadCount: number;
+
+  /**
+   * Unseen, not archived in-app notifications right after the event (exact).
+   *
+   * @generated from field: int32 unseen_count = 6;
+   */
+  unseenCount: number;
+};
+
+/**
+ * Describes the message herald.v1.InboxEvent.
+ * Use `create(InboxEventSchema)` to create a new message.
+ */
+export const InboxEventSchema: GenMessage<InboxEvent> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 23);
+
+/**
+ * One message of StreamInboxEvents.
+ *
+ * @generated from message herald.v1.StreamInboxEventsResponse
+ */
+export type StreamInboxEventsResponse = Message<"herald.v1.StreamInboxEventsResponse"> & {
+  /**
+   * The event (REST: the `data:` of a Server-Sent Event).
+   *
+   * @generated from field: herald.v1.InboxEvent event = 1;
+   */
+  event?: InboxEvent | undefined;
+};
+
+/**
+ * Describes the message herald.v1.StreamInboxEventsResponse.
+ * Use `create(StreamInboxEventsResponseSchema)` to create a new message.
+ */
+export const StreamInboxEventsResponseSchema: GenMessage<StreamInboxEventsResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 24);
+
+/**
  * Opens an inbox session. Needs no API key: the environment is named by its public
  * `applicationIdentifier`, and the subscriber proves who it is with `subscriberHash` when the
  * environment's in-app integration has `hmac` on.
@@ -967,6 +1129,19 @@ export const InboxService: GenService<{
     methodKind: "unary";
     input: typeof ReadAllInboxNotificationsRequestSchema;
     output: typeof ReadAllInboxNotificationsResponseSchema;
+  },
+  /**
+   * The subscriber's inbox events as they happen, each with the exact counts after it (REST: GET
+   * /v1/inbox/events, Server-Sent Events). With `last_event_id`, every later event of the durable log
+   * comes first, in order, then live ones; an id the log no longer holds gets a `reset` event. Without
+   * it, a `counts` event opens the stream.
+   *
+   * @generated from rpc herald.v1.InboxService.StreamInboxEvents
+   */
+  streamInboxEvents: {
+    methodKind: "server_streaming";
+    input: typeof StreamInboxEventsRequestSchema;
+    output: typeof StreamInboxEventsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_herald_v1_inbox, 1);

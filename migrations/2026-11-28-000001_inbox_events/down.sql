@@ -1,0 +1,2 @@
+DROP TABLE inbox_events;
+DROP TABLE inbox_sequences;

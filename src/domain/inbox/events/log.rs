@@ -1,0 +1,108 @@
+//! Writing the event log: one set-based statement pair for any number of messages, inside the
+//! caller's transaction.
+//!
+//! The first statement bumps (and so locks until commit) the `inbox_sequences` row of each subscriber
+//! concerned, in a fixed order so two transactions never wait on each other's rows, and queues a
+//! `NOTIFY` per subscriber. The second one runs after the locks are held: under READ COMMITTED it
+//! sees every change committed by the transactions that held them before, so the counts it writes are
+//! exact at commit. Every writer of a subscriber's in-app messages goes through here, so the sequence
+//! is gap-free and in commit order.
+
+use diesel::sql_types::{Array, Nullable, Text, Uuid as SqlUuid};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use uuid::Uuid;
+
+use super::super::INBOX_CHANNEL;
+use crate::domain::messages::MarkAs;
+use crate::error::AppResult;
+
+/// What happened to the messages an event is written for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InboxChange {
+    Received,
+    Marked(MarkAs),
+}
+
+impl InboxChange {
+    fn kind(self) -> &'static str {
+        match self {
+            InboxChange::Received => "received",
+            InboxChange::Marked(_) => "changed",
+        }
+    }
+
+    fn change(self) -> Option<&'static str> {
+        match self {
+            InboxChange::Received => None,
+            InboxChange::Marked(mark_as) => Some(mark_as.name()),
+        }
+    }
+}
+
+/// The `NOTIFY` channel of the inbox in the connection's schema (channels are per database; tests and
+/// deployments may share one with a schema each). Channel names are identifiers: 63 bytes at most.
+pub(super) const CHANNEL_SQL: &str = "left('herald_inbox_' || current_schema(), 63)";
+
+/// The unread and unseen counts (not archived) of the subscriber `t.environment_id`,
+/// `t.subscriber_id`, as the lateral subquery `c`; `$1` is the inbox channel.
+pub(super) const COUNTS_SQL: &str = "
+    LATERAL (SELECT count(*) FILTER (WHERE NOT x.read) AS unread, count(*) FILTER (WHERE NOT x.seen) AS unseen
+             FROM messages x
+             WHERE x.environment_id = t.environment_id AND x.subscriber_id = t.subscriber_id
+               AND x.channel = $1 AND x.archived_at IS NULL) c";
+
+/// Writes the inbox events of those of `message_ids` that are in-app messages (others are ignored),
+/// as `change`. Call inside the transaction that changed them, after the change.
+pub async fn record_inbox_events(
+    conn: &mut AsyncPgConnection,
+    change: InboxChange,
+    message_ids: &[Uuid],
+) -> AppResult<()> {
+    if message_ids.is_empty() {
+        return Ok(());
+    }
+    diesel::sql_query(format!(
+        "WITH touched AS (
+             SELECT environment_id, subscriber_id, count(*) AS events FROM messages
+             WHERE id = ANY($2) AND channel = $1
+             GROUP BY environment_id, subscriber_id
+             ORDER BY environment_id, subscriber_id
+         ), bumped AS (
+             INSERT INTO inbox_sequences AS s (environment_id, subscriber_id, last_seq)
+             SELECT environment_id, subscriber_id, events FROM touched
+             ON CONFLICT (environment_id, subscriber_id) DO UPDATE SET last_seq = s.last_seq + excluded.last_seq
+             RETURNING subscriber_id, last_seq
+         )
+         SELECT pg_notify({CHANNEL_SQL}, subscriber_id::text || ':' || last_seq) FROM bumped"
+    ))
+    .bind::<Text, _>(INBOX_CHANNEL)
+    .bind::<Array<SqlUuid>, _>(message_ids)
+    .execute(conn)
+    .await?;
+    // Each subscriber's events take the numbers its bump reserved, in message id order.
+    diesel::sql_query(format!(
+        "WITH changed AS (
+             SELECT environment_id, subscriber_id, id FROM messages WHERE id = ANY($2) AND channel = $1
+         ), subscribers AS (
+             SELECT t.environment_id, t.subscriber_id, s.last_seq, c.unread, c.unseen
+             FROM (SELECT DISTINCT environment_id, subscriber_id FROM changed) t
+             JOIN inbox_sequences s ON s.environment_id = t.environment_id AND s.subscriber_id = t.subscriber_id
+             CROSS JOIN {COUNTS_SQL}
+         )
+         INSERT INTO inbox_events (environment_id, subscriber_id, seq, kind, change, message_id, unread_count,
+                                   unseen_count, created_at)
+         SELECT m.environment_id, m.subscriber_id,
+                s.last_seq - count(*) OVER w + row_number() OVER (w ORDER BY m.id),
+                $3, $4, m.id, s.unread, s.unseen, clock_timestamp()
+         FROM changed m
+         JOIN subscribers s ON s.environment_id = m.environment_id AND s.subscriber_id = m.subscriber_id
+         WINDOW w AS (PARTITION BY m.environment_id, m.subscriber_id)"
+    ))
+    .bind::<Text, _>(INBOX_CHANNEL)
+    .bind::<Array<SqlUuid>, _>(message_ids)
+    .bind::<Text, _>(change.kind())
+    .bind::<Nullable<Text>, _>(change.change())
+    .execute(conn)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,227 @@
+//! One client's stream of inbox events: where it starts (the client's last event, or now), the
+//! replay of the log from there, then live events as the feed wakes it.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Nullable, Text, Uuid as SqlUuid};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use uuid::Uuid;
+
+use super::super::{notifications_of, InboxFilter, InboxSubscriber, INBOX_CHANNEL};
+use super::feed::InboxFeed;
+use super::log::COUNTS_SQL;
+use crate::db::schema::messages;
+use crate::db::DbPool;
+use crate::domain::messages::{with_relations, Message, StoredMessage};
+use crate::error::{AppError, AppResult};
+
+/// Events read from the log at once.
+const PAGE: i64 = 100;
+/// Longest wait without a wake-up: the fallback for a notification the listener missed.
+const POLL_INTERVAL: Duration = Duration::from_secs(5);
+/// Events a slow client may have pending before the stream stops reading for it.
+const BUFFER: usize = 16;
+
+/// What an event reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InboxEventKind {
+    Received,
+    Changed,
+    /// The log no longer holds what follows the client's last event: it refetches.
+    Reset,
+    /// Opens a stream that starts without a last event.
+    Counts,
+}
+
+/// The subscriber's unread and unseen notifications, not archived.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InboxCounts {
+    pub unread: i64,
+    pub unseen: i64,
+}
+
+/// One event of the stream.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InboxEvent {
+    /// The subscriber's sequence number (for reset and counts: the latest one).
+    pub seq: i64,
+    pub kind: InboxEventKind,
+    /// For `Changed`: the mark (`read`, `archive`, …).
+    pub change: Option<String>,
+    /// The message as it is now; `None` for reset and counts, and once retention deleted it.
+    pub notification: Option<Message>,
+    /// The counts right after the event.
+    pub counts: InboxCounts,
+}
+
+/// The subscriber's events after `last_event_id` (replayed from the log, then live), or from now on
+/// (opened by a `Counts` event) without one. The stream ends when the client drops it or the feed
+/// closes; a database error ends it with that error (the client resumes from its last event).
+pub fn inbox_events(
+    pool: DbPool,
+    feed: &InboxFeed,
+    subscriber: InboxSubscriber,
+    last_event_id: Option<i64>,
+) -> ReceiverStream<AppResult<InboxEvent>> {
+    let (sender, receiver) = mpsc::channel(BUFFER);
+    // Followed before the first read, so no event committed after that read goes unnoticed.
+    let mut following = feed.follow(subscriber.id);
+    tokio::spawn(async move {
+        let sent = async {
+            let mut last = match start(&pool, &subscriber, last_event_id).await? {
+                (last, Some(event)) => {
+                    if sender.send(Ok(event)).await.is_err() {
+                        return Ok(());
+                    }
+                    last
+                }
+                (last, None) => last,
+            };
+            loop {
+                let events = read_after(&pool, &subscriber, last).await?;
+                let full = events.len() as i64 == PAGE;
+                for event in events {
+                    last = event.seq;
+                    if sender.send(Ok(event)).await.is_err() {
+                        return Ok(());
+                    }
+                }
+                if full {
+                    continue;
+                }
+                tokio::select! {
+                    _ = following.wake.changed() => {}
+                    _ = tokio::time::sleep(POLL_INTERVAL) => {}
+                    _ = sender.closed() => return Ok(()),
+                    _ = following.closing.wait_for(|closing| *closing) => return Ok(()),
+                }
+            }
+        };
+        let result: AppResult<()> = sent.await;
+        if let Err(error) = result {
+            let _ = sender.send(Err(error)).await;
+        }
+    });
+    ReceiverStream::new(receiver)
+}
+
+#[derive(QueryableByName)]
+struct Position {
+    #[diesel(sql_type = BigInt)]
+    last_seq: i64,
+    #[diesel(sql_type = BigInt)]
+    unread: i64,
+    #[diesel(sql_type = BigInt)]
+    unseen: i64,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    next_retained: bool,
+}
+
+/// Where the stream starts, and the event that opens it, if any: none when the log holds everything
+/// after `last_event_id`; a `Reset` when it does not (swept, or an id this subscriber never had); a
+/// `Counts` without a last event.
+async fn start(
+    pool: &DbPool,
+    subscriber: &InboxSubscriber,
+    last_event_id: Option<i64>,
+) -> AppResult<(i64, Option<InboxEvent>)> {
+    let mut conn = pool.get().await?;
+    let resume = last_event_id.unwrap_or(-1);
+    // One snapshot for the latest number and the counts, so the counts are those right after it.
+    let position: Position = conn
+        .build_transaction()
+        .repeatable_read()
+        .read_only()
+        .run::<_, AppError, _>(async |conn| {
+            let query = format!(
+                "SELECT coalesce(s.last_seq, 0) AS last_seq, c.unread, c.unseen,
+                        EXISTS (SELECT 1 FROM inbox_events e WHERE e.environment_id = t.environment_id
+                                AND e.subscriber_id = t.subscriber_id AND e.seq = $4 + 1) AS next_retained
+                 FROM (SELECT $2::uuid AS environment_id, $3::uuid AS subscriber_id) t
+                 LEFT JOIN inbox_sequences s ON s.environment_id = t.environment_id AND s.subscriber_id = t.subscriber_id
+                 CROSS JOIN {COUNTS_SQL}"
+            );
+            Ok(diesel::sql_query(query)
+                .bind::<Text, _>(INBOX_CHANNEL)
+                .bind::<SqlUuid, _>(subscriber.tenant.environment_id)
+                .bind::<SqlUuid, _>(subscriber.id)
+                .bind::<BigInt, _>(resume)
+                .get_result(conn)
+                .await?)
+        })
+        .await?;
+    let resumable =
+        last_event_id.is_some_and(|id| id == position.last_seq || (id < position.last_seq && position.next_retained));
+    if resumable {
+        return Ok((resume, None));
+    }
+    let kind = if last_event_id.is_some() { InboxEventKind::Reset } else { InboxEventKind::Counts };
+    let counts = InboxCounts { unread: position.unread, unseen: position.unseen };
+    let event = InboxEvent { seq: position.last_seq, kind, change: None, notification: None, counts };
+    Ok((position.last_seq, Some(event)))
+}
+
+#[derive(QueryableByName)]
+struct Row {
+    #[diesel(sql_type = BigInt)]
+    seq: i64,
+    #[diesel(sql_type = Text)]
+    kind: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    change: Option<String>,
+    #[diesel(sql_type = SqlUuid)]
+    message_id: Uuid,
+    #[diesel(sql_type = BigInt)]
+    unread_count: i64,
+    #[diesel(sql_type = BigInt)]
+    unseen_count: i64,
+}
+
+/// The next page of the subscriber's events after `last`, with their notifications as they are now.
+async fn read_after(pool: &DbPool, subscriber: &InboxSubscriber, last: i64) -> AppResult<Vec<InboxEvent>> {
+    let mut conn = pool.get().await?;
+    let rows: Vec<Row> = diesel::sql_query(
+        "SELECT seq, kind, change, message_id, unread_count, unseen_count FROM inbox_events
+         WHERE environment_id = $1 AND subscriber_id = $2 AND seq > $3 ORDER BY seq LIMIT $4",
+    )
+    .bind::<SqlUuid, _>(subscriber.tenant.environment_id)
+    .bind::<SqlUuid, _>(subscriber.id)
+    .bind::<BigInt, _>(last)
+    .bind::<BigInt, _>(PAGE)
+    .load(&mut conn)
+    .await?;
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let notifications = notifications_by_id(&mut conn, subscriber, &rows).await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| InboxEvent {
+            seq: row.seq,
+            kind: if row.kind == "received" { InboxEventKind::Received } else { InboxEventKind::Changed },
+            change: row.change,
+            // A message with several events in the page is as it is now in each.
+            notification: notifications.get(&row.message_id).cloned(),
+            counts: InboxCounts { unread: row.unread_count, unseen: row.unseen_count },
+        })
+        .collect())
+}
+
+async fn notifications_by_id(
+    conn: &mut AsyncPgConnection,
+    subscriber: &InboxSubscriber,
+    rows: &[Row],
+) -> AppResult<HashMap<Uuid, Message>> {
+    let ids: Vec<Uuid> = rows.iter().map(|row| row.message_id).collect();
+    let stored: Vec<StoredMessage> = notifications_of(subscriber, &InboxFilter::default())
+        .filter(messages::id.eq_any(ids))
+        .select(StoredMessage::as_select())
+        .load(conn)
+        .await?;
+    let messages = with_relations(conn, subscriber.tenant.environment_id, stored).await?;
+    Ok(messages.into_iter().map(|message| (message.row.id, message)).collect())
+}
