@@ -17,8 +17,8 @@ from herald.v1 import (
 )
 
 
-PROTOS = ["common", "environments", "events", "integrations", "messages", "notifications", "subscribers",
-          "topics", "workflows"]
+PROTOS = ["common", "environments", "events", "inbox", "integrations", "messages", "notifications",
+          "subscribers", "topics", "workflows"]
 
 
 def test_every_generated_module_loads_in_the_official_runtime():

@@ -54,6 +54,7 @@ test("every generated file loads into one protobuf-es registry", () => {
       "common",
       "environments",
       "events",
+      "inbox",
       "integrations",
       "messages",
       "notifications",
