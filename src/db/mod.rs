@@ -18,18 +18,34 @@ pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
 
 pub use pool::{DbConn, DbPool};
 
+/// How long a checkout waits for a free connection before its request answers 503.
+const POOL_WAIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// How long opening a connection may take (TCP, startup, authentication, the session setup).
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Builds a pool of at most `size` connections; connections are opened lazily.
 ///
 /// A connection is handed out again without the `SELECT 1` round trip deadpool's default recycling
 /// sends on every checkout: one closed by the server (a restart, `pg_terminate_backend`) is already
 /// known to be closed (its socket ended) and is replaced, and one that fails under a request is
 /// dropped after that request's 503.
+///
+/// Waiting is bounded: a checkout that finds no connection free within `POOL_WAIT_TIMEOUT`, or a new
+/// connection the server does not accept within `CONNECT_TIMEOUT`, fails (a 503 with `Retry-After`;
+/// a worker backs off) instead of hanging its request or batch for as long as the fault lasts.
 pub fn build_pool(database_url: &str, size: usize) -> Result<DbPool, BuildError> {
     let mut config = ManagerConfig::default();
     config.recycling_method = RecyclingMethod::Fast;
     config.custom_setup = Box::new(|url| establish_with_custom_plans(url).boxed());
     let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(database_url, config);
-    Pool::builder(manager).max_size(size).build().map(DbPool::new)
+    Pool::builder(manager)
+        .max_size(size)
+        .runtime(deadpool::Runtime::Tokio1)
+        .wait_timeout(Some(POOL_WAIT_TIMEOUT))
+        .create_timeout(Some(CONNECT_TIMEOUT))
+        .build()
+        .map(DbPool::new)
 }
 
 /// Opens a connection whose prepared statements are planned for their actual parameters every time.

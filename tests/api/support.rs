@@ -466,7 +466,17 @@ impl DedicatedCluster {
             #[diesel(sql_type = Integer)]
             pid: i32,
         }
-        let mut conn = AsyncPgConnection::establish(&self.cluster.database_url("postgres")).await.expect("connect");
+        // The server may still be recovering from the previous crash: it refuses connections until then.
+        let recovering_until = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+        let mut conn = loop {
+            match AsyncPgConnection::establish(&self.cluster.database_url("postgres")).await {
+                Ok(conn) => break conn,
+                Err(_) if tokio::time::Instant::now() < recovering_until => {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                Err(error) => panic!("the dedicated cluster accepts no connection 20 s after a crash: {error}"),
+            }
+        };
         let backend: Backend =
             diesel::sql_query("SELECT pg_backend_pid() AS pid").get_result(&mut conn).await.expect("pid");
         let killed = std::process::Command::new("kill").args(["-9", &backend.pid.to_string()]).status().expect("kill");

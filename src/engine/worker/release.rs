@@ -16,8 +16,12 @@ use diesel_async::RunQueryDsl;
 
 /// The first backoff after a failed batch; it doubles with each failure in a row.
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
-/// The longest backoff: a database that stays away is retried twice a minute per loop.
-const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// The longest backoff: a database that stays away is retried every 5 s per loop, a trivial load.
+/// It is also how long a released job may wait once the database is back, so it stays short: faults
+/// come in bursts (a restart or an administrator ends every connection of the pool, one after the
+/// other, each failing a batch), and a 30 s cap reached after eight quick failures in a row left jobs
+/// waiting 16–30 s for a database that had been back for as long (seen in `engine::faults`).
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 /// How long to wait after the `failures_in_a_row`-th failed batch (1 for the first).
 pub(super) fn backoff(failures_in_a_row: u32) -> Duration {
@@ -71,9 +75,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_backoff_doubles_from_a_quarter_second_to_half_a_minute() {
-        let waits: Vec<u128> = (1..=9).map(|failures| backoff(failures).as_millis()).collect();
-        assert_eq!(waits, [250, 500, 1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+    fn the_backoff_doubles_from_a_quarter_second_to_five_seconds() {
+        let waits: Vec<u128> = (1..=7).map(|failures| backoff(failures).as_millis()).collect();
+        assert_eq!(waits, [250, 500, 1000, 2000, 4000, 5000, 5000]);
         assert_eq!(backoff(u32::MAX), MAX_BACKOFF);
     }
 }

@@ -123,9 +123,29 @@ async fn wait_until_settled_within(server: &TestServer, limit: Duration) {
         if open == 0 {
             return;
         }
-        assert!(tokio::time::Instant::now() < deadline, "{open} jobs still open after {limit:?}");
+        if tokio::time::Instant::now() >= deadline {
+            panic!("{open} jobs still open after {limit:?}: {:#?}", open_jobs(server).await);
+        }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// The open jobs, as (type, status, lease owner, attempts, seconds until run_at), for a failure message.
+async fn open_jobs(server: &TestServer) -> Vec<(String, String, Option<String>, i32, f64)> {
+    use herald::db::schema::jobs;
+    let mut conn = server.pool.get().await.expect("a connection");
+    let rows: Vec<(String, String, Option<String>, i32, chrono::DateTime<chrono::Utc>)> = jobs::table
+        .filter(jobs::status.eq_any(["pending", "queued", "running", "delayed"]))
+        .select((jobs::type_, jobs::status, jobs::lease_owner, jobs::attempts, jobs::run_at))
+        .load(&mut conn)
+        .await
+        .expect("open jobs");
+    let now = chrono::Utc::now();
+    rows.into_iter()
+        .map(|(type_, status, owner, attempts, run_at)| {
+            (type_, status, owner, attempts, (run_at - now).num_milliseconds() as f64 / 1000.0)
+        })
+        .collect()
 }
 
 /// Ends the connection's own backend when a notification of `transaction_id` is written: at COMMIT when

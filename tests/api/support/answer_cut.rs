@@ -10,9 +10,9 @@ use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-/// The end of an answer: PostgreSQL's ReadyForQuery message, sent once the statement's transaction
-/// has committed (`I`: idle, outside a transaction).
-const READY_FOR_QUERY: &[u8] = b"Z\0\0\0\x05I";
+/// The end of an answer: PostgreSQL's ReadyForQuery message, whose one byte of transaction status
+/// follows (`I` idle, `T` in a transaction, `E` in a failed one).
+const READY_FOR_QUERY: &[u8] = b"Z\0\0\0\x05";
 
 pub struct AnswerCut {
     address: SocketAddr,
@@ -31,10 +31,12 @@ impl Shared {
         self.armed.lock().unwrap().as_ref().is_some_and(|(marker, _)| contains(statement, marker))
     }
 
-    /// Disarms and counts the cut when `answer` is the one to lose.
+    /// Disarms and counts the cut when `answer` is the one to lose: it holds the needle and ends with
+    /// a commit.
     fn cuts(&self, answer: &[u8]) -> bool {
         let mut armed = self.armed.lock().unwrap();
-        if armed.as_ref().is_some_and(|(_, needle)| contains(answer, needle)) {
+        let to_lose = armed.as_ref().is_some_and(|(_, needle)| contains(answer, needle));
+        if to_lose && transaction_status(answer) == Some(b'I') {
             *armed = None;
             self.cuts.fetch_add(1, Ordering::SeqCst);
             return true;
@@ -85,6 +87,8 @@ async fn relay(client: TcpStream, server: TcpStream, shared: Arc<Shared>) {
     let (mut from_client, mut from_server) = (vec![0; 64 * 1024], vec![0; 64 * 1024]);
     // Whether the statement the client runs is a marked one: its text comes once, in the Parse message
     // that prepares it, and its executions follow (Bind, Execute) until another statement is parsed.
+    // Statements that run on the connection meanwhile without a Parse (a cached one, a `BEGIN`) are
+    // held as well, until their own ReadyForQuery, and then passed on.
     let mut marked = false;
     // The answer to the marked statement, held back until it is complete.
     let mut held = Vec::new();
@@ -101,9 +105,10 @@ async fn relay(client: TcpStream, server: TcpStream, shared: Arc<Shared>) {
             }
             read = server_reads.read(&mut from_server) => {
                 let Ok(n @ 1..) = read else { return };
-                let answer = if marked {
+                // Once holding, go on until the answer is whole, even if the client moved on (pipelined).
+                let answer = if marked || !held.is_empty() {
                     held.extend_from_slice(&from_server[..n]);
-                    if !contains(&held, READY_FOR_QUERY) {
+                    if transaction_status(&held).is_none() {
                         continue;
                     }
                     if shared.cuts(&held) {
@@ -120,6 +125,12 @@ async fn relay(client: TcpStream, server: TcpStream, shared: Arc<Shared>) {
             }
         }
     }
+}
+
+/// The transaction status of the ReadyForQuery that ends `answer`, once it has arrived whole.
+fn transaction_status(answer: &[u8]) -> Option<u8> {
+    let start = answer.windows(READY_FOR_QUERY.len()).position(|window| window == READY_FOR_QUERY)?;
+    answer.get(start + READY_FOR_QUERY.len()).copied()
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
