@@ -130,11 +130,14 @@ async fn wait_until_settled_within(server: &TestServer, limit: Duration) {
     }
 }
 
-/// The open jobs, as (type, status, lease owner, attempts, seconds until run_at), for a failure message.
-async fn open_jobs(server: &TestServer) -> Vec<(String, String, Option<String>, i32, f64)> {
+/// An open job as a failure message shows it: type, status, lease owner, attempts, and its `run_at`
+/// (seconds from now in [`open_jobs`]).
+type OpenJob<RunAt> = (String, String, Option<String>, i32, RunAt);
+
+async fn open_jobs(server: &TestServer) -> Vec<OpenJob<f64>> {
     use herald::db::schema::jobs;
     let mut conn = server.pool.get().await.expect("a connection");
-    let rows: Vec<(String, String, Option<String>, i32, chrono::DateTime<chrono::Utc>)> = jobs::table
+    let rows: Vec<OpenJob<chrono::DateTime<chrono::Utc>>> = jobs::table
         .filter(jobs::status.eq_any(["pending", "queued", "running", "delayed"]))
         .select((jobs::type_, jobs::status, jobs::lease_owner, jobs::attempts, jobs::run_at))
         .load(&mut conn)
