@@ -6,29 +6,43 @@ use axum::extract::State;
 use axum::response::IntoResponse;
 use axum::Extension;
 use http::StatusCode;
+use serde_json::json;
 
 use super::inbox::{inbox_request, TAG};
 use super::{JsonBody, RestResult};
-use crate::domain::inbox::InboxSubscriber;
+use crate::domain::inbox::{InboxSubscriber, MAX_BULK_IDS};
 use crate::grpc::Services;
-use crate::openapi::schemas::input;
+use crate::openapi::schemas::{input, limited_text};
 use crate::openapi::{ApiRoutes, Operation};
 use crate::proto::herald::v1 as pb;
 use pb::inbox_bulk_change_enum::InboxBulkChange;
 use pb::inbox_service_server::InboxService;
 
 pub fn routes() -> ApiRoutes<Services> {
-    let bulk = |path: &'static str, id: &'static str, summary: &'static str, body: &'static str| {
-        Operation::post(path, id, TAG).summary(summary).body(input(body)).answers_empty(204).subscriber_token()
+    let bulk = |path: &'static str, id: &'static str, summary: &'static str, body: serde_json::Value| {
+        Operation::post(path, id, TAG).summary(summary).body(body).answers_empty(204).subscriber_token()
     };
-    let update_all = "UpdateAllInboxNotificationsRequest";
+    // The route names the change: the body is the rest of UpdateAllInboxNotificationsRequest.
+    let update_all = || {
+        json!({
+            "type": "object",
+            "properties": {
+                "tags": {"type": "array", "items": limited_text("tags")},
+                "notificationIds": {
+                    "type": "array",
+                    "maxItems": MAX_BULK_IDS,
+                    "items": {"type": "string", "format": "uuid"},
+                },
+            },
+        })
+    };
     ApiRoutes::new()
         .add(
             bulk(
                 "/v1/inbox/notifications/read",
                 "readAllInboxNotifications",
                 "Mark read every unread notification (of these tags) that exists when the call starts",
-                "ReadAllInboxNotificationsRequest",
+                input("ReadAllInboxNotificationsRequest"),
             ),
             read_all_inbox_notifications,
         )
@@ -37,7 +51,7 @@ pub fn routes() -> ApiRoutes<Services> {
                 "/v1/inbox/notifications/archive",
                 "archiveAllInboxNotifications",
                 "Archive every notification (of these tags, of these ids) that exists when the call starts",
-                update_all,
+                update_all(),
             ),
             archive_all_inbox_notifications,
         )
@@ -46,7 +60,7 @@ pub fn routes() -> ApiRoutes<Services> {
                 "/v1/inbox/notifications/read-archive",
                 "archiveReadInboxNotifications",
                 "Archive every read notification (of these tags, of these ids) that exists when the call starts",
-                update_all,
+                update_all(),
             ),
             archive_read_inbox_notifications,
         )
@@ -55,7 +69,7 @@ pub fn routes() -> ApiRoutes<Services> {
                 "/v1/inbox/notifications/seen",
                 "seeInboxNotifications",
                 "Mark seen the notifications (of these ids, of these tags) that exist when the call starts",
-                update_all,
+                update_all(),
             ),
             see_inbox_notifications,
         )
@@ -64,7 +78,7 @@ pub fn routes() -> ApiRoutes<Services> {
                 "/v1/inbox/notifications/delete",
                 "deleteInboxNotifications",
                 "Delete the notifications (of these ids, of these tags) that exist when the call starts",
-                update_all,
+                update_all(),
             ),
             delete_inbox_notifications,
         )
