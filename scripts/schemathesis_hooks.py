@@ -8,7 +8,7 @@ import schemathesis
 KEY = "Idempotency-Key"
 # The inbox routes take an inbox session token instead of the API key (scripts/schemathesis.sh opens
 # a session and passes its token here).
-INBOX = "/v1/inbox/notifications"
+INBOX = ("/v1/inbox/notifications", "/v1/inbox/preferences")
 INBOX_TOKEN = os.environ.get("HERALD_INBOX_TOKEN")
 
 

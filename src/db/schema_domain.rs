@@ -287,6 +287,8 @@ diesel::table! {
         provider_message_id -> Nullable<Text>,
         /// When the subscriber archived it (inbox); NULL when not archived.
         archived_at -> Nullable<Timestamptz>,
+        /// When the subscriber deleted it from the inbox; NULL when not deleted.
+        deleted_at -> Nullable<Timestamptz>,
     }
 }
 

@@ -14,6 +14,7 @@ pub mod runtime;
 pub mod steps;
 pub mod topic_fanout;
 pub mod trigger;
+pub mod unsnooze;
 pub mod wake;
 pub mod worker;
 

@@ -6,10 +6,11 @@ use std::pin::Pin;
 use futures_util::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
-use super::inbox_convert::{inbox_mark, list_response, saturating_count};
+use super::inbox_convert::{action_type, bulk_change, inbox_mark, list_response, saturating_count};
 use crate::auth::subscriber_of;
 use crate::domain::inbox::{self, InboxFilter, InboxSubscriber};
 use crate::domain::limits::check_bounds;
+use crate::domain::messages::MarkAs;
 use crate::domain::validation::Validator;
 use crate::proto::herald::v1 as pb;
 
@@ -89,19 +90,91 @@ impl pb::inbox_service_server::InboxService for InboxGrpc {
         request: Request<pb::MarkInboxNotificationRequest>,
     ) -> Result<Response<pb::MarkInboxNotificationResponse>, Status> {
         let (subscriber, message) = accept_inbox(request)?;
-        let mark = inbox_mark(message.mark);
+        let mark = inbox_mark(&message, self.state.engine.clock.now())?;
+        let mut conn = self.state.connection().await?;
+        let marked = inbox::mark_inbox_notification(&mut conn, &subscriber, &message.notification_id, mark).await?;
+        Ok(Response::new(pb::MarkInboxNotificationResponse { data: Some(marked.into()) }))
+    }
+
+    async fn delete_inbox_notification(
+        &self,
+        request: Request<pb::DeleteInboxNotificationRequest>,
+    ) -> Result<Response<pb::DeleteInboxNotificationResponse>, Status> {
+        let (subscriber, message) = accept_inbox(request)?;
+        let mut conn = self.state.connection().await?;
+        inbox::mark_inbox_notification(&mut conn, &subscriber, &message.notification_id, MarkAs::Delete).await?;
+        Ok(Response::new(pb::DeleteInboxNotificationResponse {}))
+    }
+
+    async fn update_inbox_notification_action(
+        &self,
+        request: Request<pb::UpdateInboxNotificationActionRequest>,
+    ) -> Result<Response<pb::UpdateInboxNotificationActionResponse>, Status> {
+        let (subscriber, message) = accept_inbox(request)?;
+        let action = action_type(message.action_type);
         let mut validator = Validator::new();
-        validator.check(mark.is_some(), "mark", "mark must be one of read, unread, archive, unarchive", message.mark);
+        validator.check(action.is_some(), "actionType", "actionType must be primary or secondary", message.action_type);
         validator.finish()?;
         let mut conn = self.state.connection().await?;
-        let marked = inbox::mark_inbox_notification(
+        let changed = inbox::update_inbox_action(
             &mut conn,
             &subscriber,
             &message.notification_id,
-            mark.expect("checked above"),
+            action.expect("checked above"),
+            message.completed,
         )
         .await?;
-        Ok(Response::new(pb::MarkInboxNotificationResponse { data: Some(marked.into()) }))
+        Ok(Response::new(pb::UpdateInboxNotificationActionResponse { data: Some(changed.into()) }))
+    }
+
+    async fn update_all_inbox_notifications(
+        &self,
+        request: Request<pb::UpdateAllInboxNotificationsRequest>,
+    ) -> Result<Response<pb::UpdateAllInboxNotificationsResponse>, Status> {
+        let (subscriber, message) = accept_inbox(request)?;
+        let change = bulk_change(message.change);
+        let mut validator = Validator::new();
+        let names = "change must be one of archive, archive_read, seen, delete";
+        validator.check(change.is_some(), "change", names, message.change);
+        validator.finish()?;
+        let mut conn = self.state.connection().await?;
+        let updated = inbox::update_all_inbox_notifications(
+            &mut conn,
+            &subscriber,
+            change.expect("checked above"),
+            message.tags,
+            &message.notification_ids,
+        )
+        .await?;
+        Ok(Response::new(pb::UpdateAllInboxNotificationsResponse { updated: saturating_count(updated as i64) }))
+    }
+
+    async fn list_inbox_preferences(
+        &self,
+        request: Request<pb::ListInboxPreferencesRequest>,
+    ) -> Result<Response<pb::ListInboxPreferencesResponse>, Status> {
+        let (subscriber, _) = accept_inbox(request)?;
+        let mut conn = self.state.connection().await?;
+        let preferences = inbox::inbox_preferences(&mut conn, &subscriber).await?;
+        Ok(Response::new(pb::ListInboxPreferencesResponse { data: preferences.into_iter().map(Into::into).collect() }))
+    }
+
+    async fn update_inbox_preference(
+        &self,
+        request: Request<pb::UpdateInboxPreferenceRequest>,
+    ) -> Result<Response<pb::UpdateInboxPreferenceResponse>, Status> {
+        let (subscriber, message) = accept_inbox(request)?;
+        let channels = pb::ChannelFlags {
+            email: message.email,
+            sms: message.sms,
+            in_app: message.in_app,
+            chat: message.chat,
+            push: message.push,
+        };
+        let mut conn = self.state.connection().await?;
+        let preference =
+            inbox::update_inbox_preference(&mut conn, &subscriber, message.workflow_id, channels.into()).await?;
+        Ok(Response::new(pb::UpdateInboxPreferenceResponse { data: Some(preference.into()) }))
     }
 
     async fn read_all_inbox_notifications(

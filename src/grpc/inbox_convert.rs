@@ -1,12 +1,15 @@
 //! Conversions between the inbox protos and the domain.
 
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::domain::inbox::{
-    InboxEvent, InboxEventKind, InboxFilter, InboxPage, InboxQuery, Session, SessionRequest, INBOX_CHANNEL,
+    is_completed, snooze_until, ActionType, BulkChange, InboxEvent, InboxEventKind, InboxFilter, InboxPage,
+    InboxPreference, InboxQuery, Session, SessionRequest, INBOX_CHANNEL,
 };
 use crate::domain::messages::{MarkAs, Message};
 use crate::domain::subscribers::NewSubscriber;
+use crate::error::{AppResult, FieldError};
 use crate::proto::herald::v1 as pb;
 use crate::wire::format_timestamp;
 
@@ -59,13 +62,25 @@ pub fn saturating_count(count: i64) -> i32 {
 
 impl From<pb::InboxFilter> for InboxFilter {
     fn from(filter: pb::InboxFilter) -> Self {
-        Self { tags: filter.tags, read: filter.read, archived: filter.archived, seen: filter.seen }
+        Self {
+            tags: filter.tags,
+            read: filter.read,
+            archived: filter.archived,
+            seen: filter.seen,
+            snoozed: filter.snoozed,
+        }
     }
 }
 
 impl From<InboxFilter> for pb::InboxFilter {
     fn from(filter: InboxFilter) -> Self {
-        Self { tags: filter.tags, read: filter.read, archived: filter.archived, seen: filter.seen }
+        Self {
+            tags: filter.tags,
+            read: filter.read,
+            archived: filter.archived,
+            seen: filter.seen,
+            snoozed: filter.snoozed,
+        }
     }
 }
 
@@ -85,15 +100,62 @@ pub fn list_response(page: InboxPage, filter: InboxFilter) -> pb::ListInboxNotif
     }
 }
 
-/// The state change of a mark request; `None` when unset or unknown.
-pub fn inbox_mark(value: i32) -> Option<MarkAs> {
+/// The state change of a mark request (a snooze until a time at least a minute after `now`); 422 when
+/// unset or unknown.
+pub fn inbox_mark(request: &pb::MarkInboxNotificationRequest, now: DateTime<Utc>) -> AppResult<MarkAs> {
     use pb::inbox_mark_enum::InboxMark as Proto;
+    let mark = match Proto::try_from(request.mark).unwrap_or(Proto::Unspecified) {
+        Proto::Read => MarkAs::Read,
+        Proto::Unread => MarkAs::Unread,
+        Proto::Archive => MarkAs::Archive,
+        Proto::Unarchive => MarkAs::Unarchive,
+        Proto::Snooze => MarkAs::Snooze(snooze_until(request.snooze_until.as_deref(), now)?),
+        Proto::Unsnooze => MarkAs::Unsnooze,
+        Proto::Unspecified => {
+            let message = "mark must be one of read, unread, archive, unarchive, snooze, unsnooze";
+            return Err(FieldError::new("mark", message, request.mark).into());
+        }
+    };
+    Ok(mark)
+}
+
+/// The change of a bulk request; `None` when unset or unknown.
+pub fn bulk_change(value: i32) -> Option<BulkChange> {
+    use pb::inbox_bulk_change_enum::InboxBulkChange as Proto;
     match Proto::try_from(value).ok()? {
-        Proto::Read => Some(MarkAs::Read),
-        Proto::Unread => Some(MarkAs::Unread),
-        Proto::Archive => Some(MarkAs::Archive),
-        Proto::Unarchive => Some(MarkAs::Unarchive),
+        Proto::Archive => Some(BulkChange::Archive),
+        Proto::ArchiveRead => Some(BulkChange::ArchiveRead),
+        Proto::Seen => Some(BulkChange::Seen),
+        Proto::Delete => Some(BulkChange::Delete),
         Proto::Unspecified => None,
+    }
+}
+
+/// The action button of an action request; `None` when unset or unknown.
+pub fn action_type(value: i32) -> Option<ActionType> {
+    use pb::inbox_action_type_enum::InboxActionType as Proto;
+    match Proto::try_from(value).ok()? {
+        Proto::Primary => Some(ActionType::Primary),
+        Proto::Secondary => Some(ActionType::Secondary),
+        Proto::Unspecified => None,
+    }
+}
+
+impl From<InboxPreference> for pb::InboxPreference {
+    fn from(preference: InboxPreference) -> Self {
+        Self {
+            level: if preference.workflow.is_some() { "template" } else { "global" }.to_string(),
+            enabled: preference.enabled,
+            channels: Some(preference.channels.into()),
+            // Critical workflows have no subscriber preferences: every one listed is not critical.
+            workflow: preference.workflow.map(|workflow| pb::InboxPreferenceWorkflow {
+                id: workflow.id.to_string(),
+                identifier: workflow.identifier,
+                name: workflow.name,
+                critical: false,
+                tags: workflow.tags,
+            }),
+        }
     }
 }
 
@@ -108,13 +170,13 @@ impl From<Message> for pb::InboxNotification {
             Some(other) => other.to_string(),
             None => String::new(),
         };
-        let done = row.cta.pointer("/action/status").and_then(Value::as_str) == Some("done");
-        let action = |kind: &str| {
+        let action = |kind: ActionType| {
             let buttons = row.cta.pointer("/action/buttons").and_then(Value::as_array)?;
-            let button = buttons.iter().find(|button| button.get("type").and_then(Value::as_str) == Some(kind))?;
+            let button =
+                buttons.iter().find(|button| button.get("type").and_then(Value::as_str) == Some(kind.name()))?;
             Some(pb::InboxAction {
                 label: button.get("content").and_then(Value::as_str).unwrap_or_default().to_string(),
-                is_completed: done,
+                is_completed: is_completed(&row.cta, kind),
                 redirect: button
                     .get("url")
                     .and_then(Value::as_str)
@@ -146,8 +208,8 @@ impl From<Message> for pb::InboxNotification {
             read_at: row.last_read_date.map(format_timestamp),
             seen_at: row.last_seen_date.map(format_timestamp),
             archived_at: row.archived_at.map(format_timestamp),
-            primary_action: action("primary"),
-            secondary_action: action("secondary"),
+            primary_action: action(ActionType::Primary),
+            secondary_action: action(ActionType::Secondary),
             channel_type: INBOX_CHANNEL.to_string(),
             tags: workflow.map(|workflow| workflow.tags.clone()).unwrap_or_default(),
             redirect,
@@ -160,6 +222,8 @@ impl From<Message> for pb::InboxNotification {
                 severity: workflow.severity.clone(),
             }),
             severity: workflow.map_or_else(|| "none".to_string(), |workflow| workflow.severity.clone()),
+            is_snoozed: row.snoozed_until.is_some(),
+            snoozed_until: row.snoozed_until.map(format_timestamp),
         }
     }
 }

@@ -23,7 +23,7 @@ use pb::inbox_mark_enum::InboxMark;
 use pb::inbox_service_server::InboxService;
 use pb::inbox_session_service_server::InboxSessionService;
 
-const TAG: &str = "Inbox";
+pub(super) const TAG: &str = "Inbox";
 
 /// `POST /v1/inbox/session`: open, its caller has no credential yet.
 pub fn session_routes() -> ApiRoutes<Services> {
@@ -50,12 +50,13 @@ pub fn routes() -> ApiRoutes<Services> {
         .query("read", flag())
         .query("archived", flag())
         .query("seen", flag())
+        .query("snoozed", flag())
         .query("limit", json!({"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 10}))
         .query_text("after")
         .answers(200, output("ListInboxNotificationsResponse"))
         .subscriber_token();
     let count = Operation::get("/v1/inbox/notifications/count", "countInboxNotifications", TAG)
-        .summary("Exact counts for up to 30 filters (a JSON array of {tags, read, archived, seen})")
+        .summary("Exact counts for up to 30 filters (a JSON array of {tags, read, archived, seen, snoozed})")
         .query("filters", json!({"type": "string", "contentMediaType": "application/json", "maxLength": 16384}))
         .answers(200, output("CountInboxNotificationsResponse"))
         .subscriber_token();
@@ -66,10 +67,32 @@ pub fn routes() -> ApiRoutes<Services> {
             .errors(&[404])
             .subscriber_token()
     };
-    let read_all = Operation::post("/v1/inbox/notifications/read", "readAllInboxNotifications", TAG)
-        .summary("Mark read every unread notification (of these tags) that exists when the call starts")
-        .body(input("ReadAllInboxNotificationsRequest"))
+    let snooze = mark(
+        "/v1/inbox/notifications/{notification_id}/snooze",
+        "snoozeInboxNotification",
+        "Snooze a notification until a time at least a minute ahead: it leaves lists and counts until then",
+    )
+    .body(json!({
+        "type": "object",
+        "required": ["snoozeUntil"],
+        "properties": {"snoozeUntil": {"type": "string", "format": "date-time", "maxLength": 64}},
+    }));
+    let action = |path: &'static str, id: &'static str, summary: &'static str| {
+        Operation::patch(path, id, TAG)
+            .summary(summary)
+            .body(json!({
+                "type": "object",
+                "required": ["actionType"],
+                "properties": {"actionType": {"type": "string", "enum": ["primary", "secondary"]}},
+            }))
+            .answers(200, output("UpdateInboxNotificationActionResponse"))
+            .errors(&[404])
+            .subscriber_token()
+    };
+    let delete = Operation::delete("/v1/inbox/notifications/{notification_id}", "deleteInboxNotification", TAG)
+        .summary("Delete a notification for the subscriber (gone from every list and count)")
         .answers_empty(204)
+        .errors(&[404])
         .subscriber_token();
     let mut routes = ApiRoutes::new()
         .add(list, list_inbox_notifications)
@@ -102,7 +125,34 @@ pub fn routes() -> ApiRoutes<Services> {
             ),
             unarchive_inbox_notification,
         )
-        .add(read_all, read_all_inbox_notifications);
+        .add(snooze, snooze_inbox_notification)
+        .add(
+            mark(
+                "/v1/inbox/notifications/{notification_id}/unsnooze",
+                "unsnoozeInboxNotification",
+                "Bring a snoozed notification back now",
+            ),
+            unsnooze_inbox_notification,
+        )
+        .add(
+            action(
+                "/v1/inbox/notifications/{notification_id}/complete",
+                "completeInboxNotificationAction",
+                "Complete the primary or secondary action of a notification",
+            ),
+            complete_inbox_notification_action,
+        )
+        .add(
+            action(
+                "/v1/inbox/notifications/{notification_id}/revert",
+                "revertInboxNotificationAction",
+                "Revert the completed primary or secondary action of a notification",
+            ),
+            revert_inbox_notification_action,
+        )
+        .add(delete, delete_inbox_notification)
+        .merge(super::inbox_bulk::routes())
+        .merge(super::inbox_preferences::routes());
     for operation in &mut routes.operations {
         if operation.path.contains("{notification_id}") {
             operation.path_schemas.push(("notificationId", json!({"type": "string", "format": "uuid"})));
@@ -140,6 +190,7 @@ async fn list_inbox_notifications(
         read: validator.take(query.boolean("read")),
         archived: validator.take(query.boolean("archived")),
         seen: validator.take(query.boolean("seen")),
+        snoozed: validator.take(query.boolean("snoozed")),
     };
     let limit = validator.take(query.int32("limit", OutOfRange::Refuse("limit must be between 1 and 100")));
     validator.finish()?;
@@ -154,8 +205,9 @@ async fn count_inbox_notifications(
     query: QueryParams,
 ) -> RestResult {
     let invalid = |value: Value| {
-        let message =
-            format!("filters must be a JSON array of 1 to {MAX_FILTERS} {{tags, read, archived, seen}} objects");
+        let message = format!(
+            "filters must be a JSON array of 1 to {MAX_FILTERS} {{tags, read, archived, seen, snoozed}} objects"
+        );
         AppError::Validation(vec![crate::error::FieldError::new("filters", message, value)])
     };
     let text = query.string("filters").unwrap_or_default();
@@ -166,14 +218,14 @@ async fn count_inbox_notifications(
     Ok(json_response(StatusCode::OK, &response.into_inner()))
 }
 
-/// What the four mark routes share; each names its change.
+/// What the mark routes share; each names its change.
 async fn mark_inbox_notification(
     services: Services,
     subscriber: InboxSubscriber,
     notification_id: String,
     mark: InboxMark,
 ) -> RestResult {
-    let request = pb::MarkInboxNotificationRequest { notification_id, mark: mark.into() };
+    let request = pb::MarkInboxNotificationRequest { notification_id, mark: mark.into(), snooze_until: None };
     let response = services.inbox.mark_inbox_notification(inbox_request(subscriber, request)).await?;
     Ok(json_response(StatusCode::OK, &response.into_inner()))
 }
@@ -210,11 +262,67 @@ async fn unarchive_inbox_notification(
     mark_inbox_notification(services, subscriber, id, InboxMark::Unarchive).await
 }
 
-async fn read_all_inbox_notifications(
+async fn snooze_inbox_notification(
     State(services): State<Services>,
     Extension(subscriber): Extension<InboxSubscriber>,
-    JsonBody(request): JsonBody<pb::ReadAllInboxNotificationsRequest>,
+    Path(notification_id): Path<String>,
+    JsonBody(body): JsonBody<pb::MarkInboxNotificationRequest>,
 ) -> RestResult {
-    services.inbox.read_all_inbox_notifications(inbox_request(subscriber, request)).await?;
+    let request = pb::MarkInboxNotificationRequest {
+        notification_id,
+        mark: InboxMark::Snooze.into(),
+        snooze_until: body.snooze_until,
+    };
+    let response = services.inbox.mark_inbox_notification(inbox_request(subscriber, request)).await?;
+    Ok(json_response(StatusCode::OK, &response.into_inner()))
+}
+
+async fn unsnooze_inbox_notification(
+    State(services): State<Services>,
+    Extension(subscriber): Extension<InboxSubscriber>,
+    Path(id): Path<String>,
+) -> RestResult {
+    mark_inbox_notification(services, subscriber, id, InboxMark::Unsnooze).await
+}
+
+/// What complete and revert share: the body names the action.
+async fn update_inbox_notification_action(
+    services: Services,
+    subscriber: InboxSubscriber,
+    notification_id: String,
+    body: pb::UpdateInboxNotificationActionRequest,
+    completed: bool,
+) -> RestResult {
+    let request =
+        pb::UpdateInboxNotificationActionRequest { notification_id, action_type: body.action_type, completed };
+    let response = services.inbox.update_inbox_notification_action(inbox_request(subscriber, request)).await?;
+    Ok(json_response(StatusCode::OK, &response.into_inner()))
+}
+
+async fn complete_inbox_notification_action(
+    State(services): State<Services>,
+    Extension(subscriber): Extension<InboxSubscriber>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<pb::UpdateInboxNotificationActionRequest>,
+) -> RestResult {
+    update_inbox_notification_action(services, subscriber, id, body, true).await
+}
+
+async fn revert_inbox_notification_action(
+    State(services): State<Services>,
+    Extension(subscriber): Extension<InboxSubscriber>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<pb::UpdateInboxNotificationActionRequest>,
+) -> RestResult {
+    update_inbox_notification_action(services, subscriber, id, body, false).await
+}
+
+async fn delete_inbox_notification(
+    State(services): State<Services>,
+    Extension(subscriber): Extension<InboxSubscriber>,
+    Path(notification_id): Path<String>,
+) -> RestResult {
+    let request = pb::DeleteInboxNotificationRequest { notification_id };
+    services.inbox.delete_inbox_notification(inbox_request(subscriber, request)).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }

@@ -15,7 +15,7 @@ use diesel::sql_types::{Bool, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
-use super::{notifications_of, InboxFilter, InboxSubscriber};
+use super::{notifications_of, owned_by, InboxFilter, InboxSubscriber};
 use crate::db::schema::messages;
 use crate::domain::messages::{with_relations, Message, StoredMessage};
 use crate::domain::validation::Validator;
@@ -122,12 +122,9 @@ async fn start_of(
     let Ok(id) = Uuid::try_parse(after) else {
         return Ok(Position::decode(after));
     };
-    let created_at: Option<DateTime<Utc>> = notifications_of(subscriber, &InboxFilter::default())
-        .filter(messages::id.eq(id))
-        .select(messages::created_at)
-        .first(conn)
-        .await
-        .optional()?;
+    // Any notification of the inbox places a page, also one snoozed or deleted since it was listed.
+    let created_at: Option<DateTime<Utc>> =
+        owned_by(subscriber).filter(messages::id.eq(id)).select(messages::created_at).first(conn).await.optional()?;
     Ok(created_at.map(|created_at| Position { created_at, id }))
 }
 

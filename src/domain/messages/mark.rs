@@ -8,6 +8,9 @@
 //! | unseen | kept | false | kept | now |
 //! | archive (inbox) | kept | kept | kept | kept |, archivedAt now
 //! | unarchive (inbox) | kept | kept | kept | kept |, archivedAt cleared
+//! | snooze (inbox) | kept | kept | kept | kept |, snoozedUntil set
+//! | unsnooze (inbox) | kept | kept | kept | kept |, snoozedUntil cleared
+//! | delete (inbox) | kept | kept | kept | kept |, deletedAt now, snoozedUntil cleared (it never comes back)
 //!
 //! All or nothing: every id must be a message of that subscriber in the environment, else a 404 lists
 //! the ids that are not and nothing changes. One `UPDATE … WHERE id = ANY(…) AND subscriber_id = …
@@ -41,6 +44,12 @@ pub enum MarkAs {
     Archive,
     /// Inbox only.
     Unarchive,
+    /// Inbox only: out of the inbox's lists and counts until the time given.
+    Snooze(DateTime<Utc>),
+    /// Inbox only: back from snooze (by the subscriber, or by the workers when it is due).
+    Unsnooze,
+    /// Inbox only: gone from the inbox for good (a soft delete).
+    Delete,
 }
 
 /// The columns one state change writes; `None` leaves a column as it is.
@@ -53,6 +62,8 @@ struct StateChange {
     last_seen_date: Option<DateTime<Utc>>,
     /// `Some(None)` clears the column.
     archived_at: Option<Option<DateTime<Utc>>>,
+    snoozed_until: Option<Option<DateTime<Utc>>>,
+    deleted_at: Option<Option<DateTime<Utc>>>,
     updated_at: DateTime<Utc>,
 }
 
@@ -66,6 +77,9 @@ impl MarkAs {
             MarkAs::Unseen => "unseen",
             MarkAs::Archive => "archive",
             MarkAs::Unarchive => "unarchive",
+            MarkAs::Snooze(_) => "snooze",
+            MarkAs::Unsnooze => "unsnooze",
+            MarkAs::Delete => "delete",
         }
     }
 
@@ -76,6 +90,8 @@ impl MarkAs {
             last_read_date: None,
             last_seen_date: None,
             archived_at: None,
+            snoozed_until: None,
+            deleted_at: None,
             updated_at: now,
         };
         let seen_now = StateChange { seen: Some(true), last_seen_date: Some(now), ..unchanged };
@@ -86,6 +102,9 @@ impl MarkAs {
             MarkAs::Unseen => StateChange { seen: Some(false), ..seen_now },
             MarkAs::Archive => StateChange { archived_at: Some(Some(now)), ..unchanged },
             MarkAs::Unarchive => StateChange { archived_at: Some(None), ..unchanged },
+            MarkAs::Snooze(until) => StateChange { snoozed_until: Some(Some(until)), ..unchanged },
+            MarkAs::Unsnooze => StateChange { snoozed_until: Some(None), ..unchanged },
+            MarkAs::Delete => StateChange { deleted_at: Some(Some(now)), snoozed_until: Some(None), ..unchanged },
         }
     }
 }
@@ -214,5 +233,11 @@ mod tests {
             (None, None, None, Some(Some(now)))
         );
         assert_eq!(MarkAs::Unarchive.change(now).archived_at, Some(None));
+        let until = now + chrono::TimeDelta::hours(1);
+        let snooze = MarkAs::Snooze(until).change(now);
+        assert_eq!((snooze.read, snooze.archived_at, snooze.snoozed_until), (None, None, Some(Some(until))));
+        assert_eq!(MarkAs::Unsnooze.change(now).snoozed_until, Some(None));
+        let delete = MarkAs::Delete.change(now);
+        assert_eq!((delete.seen, delete.snoozed_until, delete.deleted_at), (None, Some(None), Some(Some(now))));
     }
 }

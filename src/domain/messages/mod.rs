@@ -70,6 +70,8 @@ pub struct StoredMessage {
     pub updated_at: DateTime<Utc>,
     /// When the subscriber archived it in the inbox.
     pub archived_at: Option<DateTime<Utc>>,
+    /// When the subscriber deleted it from the inbox (a soft delete: the server API still shows it).
+    pub deleted_at: Option<DateTime<Utc>>,
 }
 
 /// A message with its subscriber and workflow (both shared by the messages of a page).

@@ -55,6 +55,8 @@ pub struct WorkflowInfo {
     pub identifier: String,
     pub name: String,
     pub updated_at: DateTime<Utc>,
+    /// The workflow's tags (the inbox groups preferences by them).
+    pub tags: Vec<String>,
 }
 
 impl WorkflowInfo {
@@ -163,12 +165,19 @@ async fn load_preferences(
         .filter(diesel::dsl::not(workflows::deleted))
         .filter(diesel::dsl::not(workflows::critical))
         .order(workflows::id.asc())
-        .select((workflows::id, workflows::identifier, workflows::name, workflows::updated_at, workflows::preferences))
-        .load::<(Uuid, String, String, DateTime<Utc>, Value)>(conn)
+        .select((
+            workflows::id,
+            workflows::identifier,
+            workflows::name,
+            workflows::updated_at,
+            workflows::tags,
+            workflows::preferences,
+        ))
+        .load::<(Uuid, String, String, DateTime<Utc>, Vec<String>, Value)>(conn)
         .await?
         .into_iter()
-        .map(|(id, identifier, name, updated_at, preferences)| {
-            (WorkflowInfo { id, identifier, name, updated_at }, preferences)
+        .map(|(id, identifier, name, updated_at, tags, preferences)| {
+            (WorkflowInfo { id, identifier, name, updated_at, tags }, preferences)
         })
         .collect();
     let ids: Vec<Uuid> = listed.iter().map(|(info, _)| info.id).collect();

@@ -21,7 +21,7 @@ use claim::BatchLease;
 
 use super::steps::context::BatchContext;
 use super::steps::{run_job, StepInput};
-use super::{retention, topic_fanout};
+use super::{retention, topic_fanout, unsnooze};
 
 use crate::error::{AppError, AppResult};
 use crate::telemetry;
@@ -38,6 +38,7 @@ pub async fn run_workers(shared: Arc<WorkerShared>, stop: watch::Receiver<bool>)
         .map(|_| tokio::spawn(batch_loop(shared.clone(), wake.clone(), stop.clone())))
         .collect();
     loops.push(tokio::spawn(topic_fanout::run_fanouts(shared.clone(), wake.clone(), stop.clone())));
+    loops.push(tokio::spawn(unsnooze::unsnooze_periodically(shared.clone(), stop.clone())));
     for handle in loops {
         let _ = handle.await;
     }

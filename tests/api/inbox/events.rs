@@ -21,29 +21,34 @@ const PATIENCE: Duration = Duration::from_secs(15);
 
 /// One Server-Sent Event.
 #[derive(Debug)]
-struct Sse {
-    id: String,
-    event: String,
-    data: Value,
+pub(super) struct Sse {
+    pub(super) id: String,
+    pub(super) event: String,
+    pub(super) data: Value,
 }
 
 /// An open `GET /v1/inbox/events`, read event by event (keep-alive comments skipped). A plain
 /// client: the tests' contract-checking one reads whole bodies, and a stream never ends.
-struct EventStream {
+pub(super) struct EventStream {
     response: reqwest::Response,
     buffer: String,
 }
 
 impl EventStream {
     /// Opens the stream with the token in the query (as `EventSource` does) or in the header.
-    async fn open(server: &TestServer, token: &str, last_event_id: Option<&str>, token_in_query: bool) -> Self {
+    pub(super) async fn open(
+        server: &TestServer,
+        token: &str,
+        last_event_id: Option<&str>,
+        token_in_query: bool,
+    ) -> Self {
         let response = request(server, token, last_event_id, token_in_query).await;
         assert_eq!(response.status(), 200);
         assert_eq!(response.headers()["content-type"], "text/event-stream");
         Self { response, buffer: String::new() }
     }
 
-    async fn next(&mut self) -> Sse {
+    pub(super) async fn next(&mut self) -> Sse {
         tokio::time::timeout(PATIENCE, self.read()).await.expect("an event within the patience")
     }
 
@@ -102,7 +107,7 @@ async fn ship_and_settle(inbox: &Inbox, subscriber_id: &str, order: &str) {
     wait_until_settled(&inbox.server).await;
 }
 
-fn counts(event: &Sse) -> (i64, i64) {
+pub(super) fn counts(event: &Sse) -> (i64, i64) {
     (event.data["unreadCount"].as_i64().unwrap(), event.data["unseenCount"].as_i64().unwrap())
 }
 

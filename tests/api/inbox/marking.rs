@@ -95,48 +95,8 @@ async fn an_idempotency_key_belongs_to_one_subscriber_and_the_rate_limit_applies
 
 #[tokio::test(flavor = "multi_thread")]
 async fn read_all_leaves_notifications_that_arrive_while_it_runs_unread() {
-    use diesel::prelude::*;
-    use diesel_async::{AsyncConnection, RunQueryDsl};
-    use herald::db::schema::messages;
-
     let inbox = Inbox::start(json!({})).await;
-    let present = inbox.notify(&inbox.ada, minutes_ago(2)).await;
-    let token = inbox.token("ada").await;
-    // Hold the present notification's row lock, so read-all is underway (blocked on it) when the next
-    // notification arrives and commits.
-    let mut holder = inbox.server.pool.get().await.unwrap();
-    let (held_tx, held) = tokio::sync::oneshot::channel::<()>();
-    let (release_tx, release) = tokio::sync::oneshot::channel::<()>();
-    let holding = tokio::spawn(async move {
-        holder
-            .transaction::<_, diesel::result::Error, _>(async |conn| {
-                messages::table.find(present).select(messages::id).for_update().load::<uuid::Uuid>(conn).await?;
-                held_tx.send(()).unwrap();
-                release.await.unwrap();
-                Ok(())
-            })
-            .await
-            .unwrap();
-    });
-    held.await.unwrap();
-    let reading = {
-        let url = inbox.server.url("/v1/inbox/notifications/read");
-        tokio::spawn(async move {
-            crate::support::http_client()
-                .post(url)
-                .header("authorization", format!("Bearer {token}"))
-                .json(&json!({}))
-                .send()
-                .await
-                .unwrap()
-                .status()
-        })
-    };
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    let arrived = inbox.notify(&inbox.ada, minutes_ago(1)).await;
-    release_tx.send(()).unwrap();
-    holding.await.unwrap();
-    assert_eq!(reading.await.unwrap(), 204);
+    let (present, arrived) = super::bulk_while_one_arrives(&inbox, "/v1/inbox/notifications/read").await;
     assert!(read_state(&inbox.server, present).await.0, "what was there when it started is read");
     assert!(!read_state(&inbox.server, arrived).await.0, "what arrived meanwhile is not swept up");
 }

@@ -2,15 +2,19 @@
 //! reach, the listing's cursor, exact counts, and marking. Messages are fixtures written as the engine
 //! writes them (`activity_fixtures`); everything else goes over real HTTP (and gRPC).
 
+mod actions;
+mod bulk;
 mod events;
 mod marking;
 mod notifications;
+mod preferences;
 mod session;
+mod snooze;
 
 use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
-use herald::db::schema::workflows;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use herald::db::schema::{messages, workflows};
 use hmac::{Hmac, Mac};
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -113,6 +117,82 @@ pub fn subscriber_hash(key: &str, subscriber_id: &str) -> String {
 /// A time `minutes` before now (fixtures get distinct, ordered creation times).
 pub fn minutes_ago(minutes: i64) -> DateTime<Utc> {
     Utc::now() - Duration::minutes(minutes)
+}
+
+/// The exact counts of `filters` (JSON objects) for the session `token`, in order.
+pub async fn counts_of(inbox: &Inbox, token: &str, filters: Value) -> Vec<i64> {
+    let query: String = url::form_urlencoded::byte_serialize(filters.to_string().as_bytes()).collect();
+    let path = format!("/v1/inbox/notifications/count?filters={query}");
+    let (status, body) = inbox.call(token, Method::GET, &path, None).await;
+    assert_eq!(status, 200, "{body}");
+    body["data"].as_array().unwrap().iter().map(|count| count["count"].as_i64().unwrap()).collect()
+}
+
+/// The subscriber's inbox event log: (change, message id, unread, unseen) per event, in sequence order.
+pub async fn event_log(inbox: &Inbox, subscriber: &Value) -> Vec<(Option<String>, Uuid, i64, i64)> {
+    use diesel::sql_types::{BigInt, Nullable, Text, Uuid as SqlUuid};
+    #[derive(QueryableByName)]
+    struct Row {
+        #[diesel(sql_type = Nullable<Text>)]
+        change: Option<String>,
+        #[diesel(sql_type = SqlUuid)]
+        message_id: Uuid,
+        #[diesel(sql_type = BigInt)]
+        unread_count: i64,
+        #[diesel(sql_type = BigInt)]
+        unseen_count: i64,
+    }
+    let subscriber = Uuid::parse_str(subscriber["_id"].as_str().unwrap()).unwrap();
+    let mut conn = inbox.server.pool.get().await.unwrap();
+    let rows: Vec<Row> = diesel::sql_query(
+        "SELECT change, message_id, unread_count, unseen_count FROM inbox_events WHERE subscriber_id = $1 ORDER BY seq",
+    )
+    .bind::<SqlUuid, _>(subscriber)
+    .load(&mut conn)
+    .await
+    .unwrap();
+    rows.into_iter().map(|row| (row.change, row.message_id, row.unread_count, row.unseen_count)).collect()
+}
+
+/// Runs the bulk `path` while the notification present at its start is locked, so that it is under
+/// way when a second notification arrives and commits; returns (present, arrived).
+pub async fn bulk_while_one_arrives(inbox: &Inbox, path: &str) -> (Uuid, Uuid) {
+    let present = inbox.notify(&inbox.ada, minutes_ago(2)).await;
+    let token = inbox.token("ada").await;
+    let mut holder = inbox.server.pool.get().await.unwrap();
+    let (held_tx, held) = tokio::sync::oneshot::channel::<()>();
+    let (release_tx, release) = tokio::sync::oneshot::channel::<()>();
+    let holding = tokio::spawn(async move {
+        holder
+            .transaction::<_, diesel::result::Error, _>(async |conn| {
+                messages::table.find(present).select(messages::id).for_update().load::<Uuid>(conn).await?;
+                held_tx.send(()).unwrap();
+                release.await.unwrap();
+                Ok(())
+            })
+            .await
+            .unwrap();
+    });
+    held.await.unwrap();
+    let running = {
+        let url = inbox.server.url(path);
+        tokio::spawn(async move {
+            crate::support::http_client()
+                .post(url)
+                .header("authorization", format!("Bearer {token}"))
+                .json(&json!({}))
+                .send()
+                .await
+                .unwrap()
+                .status()
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let arrived = inbox.notify(&inbox.ada, minutes_ago(1)).await;
+    release_tx.send(()).unwrap();
+    holding.await.unwrap();
+    assert_eq!(running.await.unwrap(), 204);
+    (present, arrived)
 }
 
 /// The ids of a listing's page.

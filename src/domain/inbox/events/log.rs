@@ -21,13 +21,17 @@ use crate::error::AppResult;
 pub enum InboxChange {
     Received,
     Marked(MarkAs),
+    /// An action button completed (`true`) or reverted.
+    Action {
+        completed: bool,
+    },
 }
 
 impl InboxChange {
     fn kind(self) -> &'static str {
         match self {
             InboxChange::Received => "received",
-            InboxChange::Marked(_) => "changed",
+            InboxChange::Marked(_) | InboxChange::Action { .. } => "changed",
         }
     }
 
@@ -35,6 +39,8 @@ impl InboxChange {
         match self {
             InboxChange::Received => None,
             InboxChange::Marked(mark_as) => Some(mark_as.name()),
+            InboxChange::Action { completed: true } => Some("complete"),
+            InboxChange::Action { completed: false } => Some("revert"),
         }
     }
 }
@@ -43,13 +49,14 @@ impl InboxChange {
 /// deployments may share one with a schema each). Channel names are identifiers: 63 bytes at most.
 pub(super) const CHANNEL_SQL: &str = "left('herald_inbox_' || current_schema(), 63)";
 
-/// The unread and unseen counts (not archived) of the subscriber `t.environment_id`,
+/// The unread and unseen counts (not archived, snoozed or deleted: what the inbox shows) of the subscriber `t.environment_id`,
 /// `t.subscriber_id`, as the lateral subquery `c`; `$1` is the inbox channel.
 pub(super) const COUNTS_SQL: &str = "
     LATERAL (SELECT count(*) FILTER (WHERE NOT x.read) AS unread, count(*) FILTER (WHERE NOT x.seen) AS unseen
              FROM messages x
              WHERE x.environment_id = t.environment_id AND x.subscriber_id = t.subscriber_id
-               AND x.channel = $1 AND x.archived_at IS NULL) c";
+               AND x.channel = $1 AND x.archived_at IS NULL AND x.snoozed_until IS NULL
+               AND x.deleted_at IS NULL) c";
 
 /// Writes the inbox events of those of `message_ids` that are in-app messages (others are ignored),
 /// as `change`. Call inside the transaction that changed them, after the change.

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use uuid::Uuid;
 
-use super::super::{notifications_of, InboxFilter, InboxSubscriber, INBOX_CHANNEL};
+use super::super::{owned_by, InboxSubscriber, INBOX_CHANNEL};
 use super::feed::InboxFeed;
 use super::log::COUNTS_SQL;
 use crate::db::schema::messages;
@@ -217,11 +217,9 @@ async fn notifications_by_id(
     rows: &[Row],
 ) -> AppResult<HashMap<Uuid, Message>> {
     let ids: Vec<Uuid> = rows.iter().map(|row| row.message_id).collect();
-    let stored: Vec<StoredMessage> = notifications_of(subscriber, &InboxFilter::default())
-        .filter(messages::id.eq_any(ids))
-        .select(StoredMessage::as_select())
-        .load(conn)
-        .await?;
+    // Snoozed and deleted ones too: their events say so, and the client needs their ids.
+    let stored: Vec<StoredMessage> =
+        owned_by(subscriber).filter(messages::id.eq_any(ids)).select(StoredMessage::as_select()).load(conn).await?;
     let messages = with_relations(conn, subscriber.tenant.environment_id, stored).await?;
     Ok(messages.into_iter().map(|message| (message.row.id, message)).collect())
 }

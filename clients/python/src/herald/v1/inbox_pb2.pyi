@@ -1,3 +1,4 @@
+from herald.v1 import common_pb2 as _common_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -70,16 +71,18 @@ class CreateInboxSessionResponse(_message.Message):
     def __init__(self, data: _Optional[_Union[InboxSession, _Mapping]] = ...) -> None: ...
 
 class InboxFilter(_message.Message):
-    __slots__ = ("tags", "read", "archived", "seen")
+    __slots__ = ("tags", "read", "archived", "seen", "snoozed")
     TAGS_FIELD_NUMBER: _ClassVar[int]
     READ_FIELD_NUMBER: _ClassVar[int]
     ARCHIVED_FIELD_NUMBER: _ClassVar[int]
     SEEN_FIELD_NUMBER: _ClassVar[int]
+    SNOOZED_FIELD_NUMBER: _ClassVar[int]
     tags: _containers.RepeatedScalarFieldContainer[str]
     read: bool
     archived: bool
     seen: bool
-    def __init__(self, tags: _Optional[_Iterable[str]] = ..., read: _Optional[bool] = ..., archived: _Optional[bool] = ..., seen: _Optional[bool] = ...) -> None: ...
+    snoozed: bool
+    def __init__(self, tags: _Optional[_Iterable[str]] = ..., read: _Optional[bool] = ..., archived: _Optional[bool] = ..., seen: _Optional[bool] = ..., snoozed: _Optional[bool] = ...) -> None: ...
 
 class InboxAction(_message.Message):
     __slots__ = ("label", "is_completed", "redirect")
@@ -130,7 +133,7 @@ class InboxWorkflow(_message.Message):
     def __init__(self, id: _Optional[str] = ..., identifier: _Optional[str] = ..., name: _Optional[str] = ..., critical: _Optional[bool] = ..., tags: _Optional[_Iterable[str]] = ..., severity: _Optional[str] = ...) -> None: ...
 
 class InboxNotification(_message.Message):
-    __slots__ = ("id", "transaction_id", "subject", "body", "to", "is_read", "is_seen", "is_archived", "created_at", "read_at", "seen_at", "archived_at", "primary_action", "secondary_action", "channel_type", "tags", "redirect", "workflow", "severity")
+    __slots__ = ("id", "transaction_id", "subject", "body", "to", "is_read", "is_seen", "is_archived", "created_at", "read_at", "seen_at", "archived_at", "primary_action", "secondary_action", "channel_type", "tags", "redirect", "workflow", "severity", "is_snoozed", "snoozed_until")
     ID_FIELD_NUMBER: _ClassVar[int]
     TRANSACTION_ID_FIELD_NUMBER: _ClassVar[int]
     SUBJECT_FIELD_NUMBER: _ClassVar[int]
@@ -150,6 +153,8 @@ class InboxNotification(_message.Message):
     REDIRECT_FIELD_NUMBER: _ClassVar[int]
     WORKFLOW_FIELD_NUMBER: _ClassVar[int]
     SEVERITY_FIELD_NUMBER: _ClassVar[int]
+    IS_SNOOZED_FIELD_NUMBER: _ClassVar[int]
+    SNOOZED_UNTIL_FIELD_NUMBER: _ClassVar[int]
     id: str
     transaction_id: str
     subject: str
@@ -169,7 +174,9 @@ class InboxNotification(_message.Message):
     redirect: InboxRedirect
     workflow: InboxWorkflow
     severity: str
-    def __init__(self, id: _Optional[str] = ..., transaction_id: _Optional[str] = ..., subject: _Optional[str] = ..., body: _Optional[str] = ..., to: _Optional[_Union[InboxRecipient, _Mapping]] = ..., is_read: _Optional[bool] = ..., is_seen: _Optional[bool] = ..., is_archived: _Optional[bool] = ..., created_at: _Optional[str] = ..., read_at: _Optional[str] = ..., seen_at: _Optional[str] = ..., archived_at: _Optional[str] = ..., primary_action: _Optional[_Union[InboxAction, _Mapping]] = ..., secondary_action: _Optional[_Union[InboxAction, _Mapping]] = ..., channel_type: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., redirect: _Optional[_Union[InboxRedirect, _Mapping]] = ..., workflow: _Optional[_Union[InboxWorkflow, _Mapping]] = ..., severity: _Optional[str] = ...) -> None: ...
+    is_snoozed: bool
+    snoozed_until: str
+    def __init__(self, id: _Optional[str] = ..., transaction_id: _Optional[str] = ..., subject: _Optional[str] = ..., body: _Optional[str] = ..., to: _Optional[_Union[InboxRecipient, _Mapping]] = ..., is_read: _Optional[bool] = ..., is_seen: _Optional[bool] = ..., is_archived: _Optional[bool] = ..., created_at: _Optional[str] = ..., read_at: _Optional[str] = ..., seen_at: _Optional[str] = ..., archived_at: _Optional[str] = ..., primary_action: _Optional[_Union[InboxAction, _Mapping]] = ..., secondary_action: _Optional[_Union[InboxAction, _Mapping]] = ..., channel_type: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., redirect: _Optional[_Union[InboxRedirect, _Mapping]] = ..., workflow: _Optional[_Union[InboxWorkflow, _Mapping]] = ..., severity: _Optional[str] = ..., is_snoozed: _Optional[bool] = ..., snoozed_until: _Optional[str] = ...) -> None: ...
 
 class ListInboxNotificationsRequest(_message.Message):
     __slots__ = ("filter", "limit", "after")
@@ -222,20 +229,26 @@ class InboxMarkEnum(_message.Message):
         unread: _ClassVar[InboxMarkEnum.InboxMark]
         archive: _ClassVar[InboxMarkEnum.InboxMark]
         unarchive: _ClassVar[InboxMarkEnum.InboxMark]
+        snooze: _ClassVar[InboxMarkEnum.InboxMark]
+        unsnooze: _ClassVar[InboxMarkEnum.InboxMark]
     INBOX_MARK_UNSPECIFIED: InboxMarkEnum.InboxMark
     read: InboxMarkEnum.InboxMark
     unread: InboxMarkEnum.InboxMark
     archive: InboxMarkEnum.InboxMark
     unarchive: InboxMarkEnum.InboxMark
+    snooze: InboxMarkEnum.InboxMark
+    unsnooze: InboxMarkEnum.InboxMark
     def __init__(self) -> None: ...
 
 class MarkInboxNotificationRequest(_message.Message):
-    __slots__ = ("notification_id", "mark")
+    __slots__ = ("notification_id", "mark", "snooze_until")
     NOTIFICATION_ID_FIELD_NUMBER: _ClassVar[int]
     MARK_FIELD_NUMBER: _ClassVar[int]
+    SNOOZE_UNTIL_FIELD_NUMBER: _ClassVar[int]
     notification_id: str
     mark: InboxMarkEnum.InboxMark
-    def __init__(self, notification_id: _Optional[str] = ..., mark: _Optional[_Union[InboxMarkEnum.InboxMark, str]] = ...) -> None: ...
+    snooze_until: str
+    def __init__(self, notification_id: _Optional[str] = ..., mark: _Optional[_Union[InboxMarkEnum.InboxMark, str]] = ..., snooze_until: _Optional[str] = ...) -> None: ...
 
 class MarkInboxNotificationResponse(_message.Message):
     __slots__ = ("data",)
@@ -254,6 +267,134 @@ class ReadAllInboxNotificationsResponse(_message.Message):
     UPDATED_FIELD_NUMBER: _ClassVar[int]
     updated: int
     def __init__(self, updated: _Optional[int] = ...) -> None: ...
+
+class InboxBulkChangeEnum(_message.Message):
+    __slots__ = ()
+    class InboxBulkChange(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        INBOX_BULK_CHANGE_UNSPECIFIED: _ClassVar[InboxBulkChangeEnum.InboxBulkChange]
+        archive: _ClassVar[InboxBulkChangeEnum.InboxBulkChange]
+        archive_read: _ClassVar[InboxBulkChangeEnum.InboxBulkChange]
+        seen: _ClassVar[InboxBulkChangeEnum.InboxBulkChange]
+        delete: _ClassVar[InboxBulkChangeEnum.InboxBulkChange]
+    INBOX_BULK_CHANGE_UNSPECIFIED: InboxBulkChangeEnum.InboxBulkChange
+    archive: InboxBulkChangeEnum.InboxBulkChange
+    archive_read: InboxBulkChangeEnum.InboxBulkChange
+    seen: InboxBulkChangeEnum.InboxBulkChange
+    delete: InboxBulkChangeEnum.InboxBulkChange
+    def __init__(self) -> None: ...
+
+class UpdateAllInboxNotificationsRequest(_message.Message):
+    __slots__ = ("change", "tags", "notification_ids")
+    CHANGE_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    NOTIFICATION_IDS_FIELD_NUMBER: _ClassVar[int]
+    change: InboxBulkChangeEnum.InboxBulkChange
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    notification_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, change: _Optional[_Union[InboxBulkChangeEnum.InboxBulkChange, str]] = ..., tags: _Optional[_Iterable[str]] = ..., notification_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class UpdateAllInboxNotificationsResponse(_message.Message):
+    __slots__ = ("updated",)
+    UPDATED_FIELD_NUMBER: _ClassVar[int]
+    updated: int
+    def __init__(self, updated: _Optional[int] = ...) -> None: ...
+
+class InboxActionTypeEnum(_message.Message):
+    __slots__ = ()
+    class InboxActionType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        INBOX_ACTION_TYPE_UNSPECIFIED: _ClassVar[InboxActionTypeEnum.InboxActionType]
+        primary: _ClassVar[InboxActionTypeEnum.InboxActionType]
+        secondary: _ClassVar[InboxActionTypeEnum.InboxActionType]
+    INBOX_ACTION_TYPE_UNSPECIFIED: InboxActionTypeEnum.InboxActionType
+    primary: InboxActionTypeEnum.InboxActionType
+    secondary: InboxActionTypeEnum.InboxActionType
+    def __init__(self) -> None: ...
+
+class UpdateInboxNotificationActionRequest(_message.Message):
+    __slots__ = ("notification_id", "action_type", "completed")
+    NOTIFICATION_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    COMPLETED_FIELD_NUMBER: _ClassVar[int]
+    notification_id: str
+    action_type: InboxActionTypeEnum.InboxActionType
+    completed: bool
+    def __init__(self, notification_id: _Optional[str] = ..., action_type: _Optional[_Union[InboxActionTypeEnum.InboxActionType, str]] = ..., completed: _Optional[bool] = ...) -> None: ...
+
+class UpdateInboxNotificationActionResponse(_message.Message):
+    __slots__ = ("data",)
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    data: InboxNotification
+    def __init__(self, data: _Optional[_Union[InboxNotification, _Mapping]] = ...) -> None: ...
+
+class DeleteInboxNotificationRequest(_message.Message):
+    __slots__ = ("notification_id",)
+    NOTIFICATION_ID_FIELD_NUMBER: _ClassVar[int]
+    notification_id: str
+    def __init__(self, notification_id: _Optional[str] = ...) -> None: ...
+
+class DeleteInboxNotificationResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class InboxPreferenceWorkflow(_message.Message):
+    __slots__ = ("id", "identifier", "name", "critical", "tags")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    IDENTIFIER_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    CRITICAL_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    identifier: str
+    name: str
+    critical: bool
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[str] = ..., identifier: _Optional[str] = ..., name: _Optional[str] = ..., critical: _Optional[bool] = ..., tags: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class InboxPreference(_message.Message):
+    __slots__ = ("level", "enabled", "channels", "workflow")
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    CHANNELS_FIELD_NUMBER: _ClassVar[int]
+    WORKFLOW_FIELD_NUMBER: _ClassVar[int]
+    level: str
+    enabled: bool
+    channels: _common_pb2.ChannelFlags
+    workflow: InboxPreferenceWorkflow
+    def __init__(self, level: _Optional[str] = ..., enabled: _Optional[bool] = ..., channels: _Optional[_Union[_common_pb2.ChannelFlags, _Mapping]] = ..., workflow: _Optional[_Union[InboxPreferenceWorkflow, _Mapping]] = ...) -> None: ...
+
+class ListInboxPreferencesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListInboxPreferencesResponse(_message.Message):
+    __slots__ = ("data",)
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    data: _containers.RepeatedCompositeFieldContainer[InboxPreference]
+    def __init__(self, data: _Optional[_Iterable[_Union[InboxPreference, _Mapping]]] = ...) -> None: ...
+
+class UpdateInboxPreferenceRequest(_message.Message):
+    __slots__ = ("workflow_id", "email", "sms", "in_app", "chat", "push")
+    WORKFLOW_ID_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    SMS_FIELD_NUMBER: _ClassVar[int]
+    IN_APP_FIELD_NUMBER: _ClassVar[int]
+    CHAT_FIELD_NUMBER: _ClassVar[int]
+    PUSH_FIELD_NUMBER: _ClassVar[int]
+    workflow_id: str
+    email: bool
+    sms: bool
+    in_app: bool
+    chat: bool
+    push: bool
+    def __init__(self, workflow_id: _Optional[str] = ..., email: _Optional[bool] = ..., sms: _Optional[bool] = ..., in_app: _Optional[bool] = ..., chat: _Optional[bool] = ..., push: _Optional[bool] = ...) -> None: ...
+
+class UpdateInboxPreferenceResponse(_message.Message):
+    __slots__ = ("data",)
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    data: InboxPreference
+    def __init__(self, data: _Optional[_Union[InboxPreference, _Mapping]] = ...) -> None: ...
 
 class StreamInboxEventsRequest(_message.Message):
     __slots__ = ("last_event_id",)

@@ -142,6 +142,31 @@ class InboxServiceStub:
                 request_serializer=herald_dot_v1_dot_inbox__pb2.ReadAllInboxNotificationsRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_inbox__pb2.ReadAllInboxNotificationsResponse.FromString,
                 _registered_method=True)
+        self.UpdateAllInboxNotifications = channel.unary_unary(
+                '/herald.v1.InboxService/UpdateAllInboxNotifications',
+                request_serializer=herald_dot_v1_dot_inbox__pb2.UpdateAllInboxNotificationsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_inbox__pb2.UpdateAllInboxNotificationsResponse.FromString,
+                _registered_method=True)
+        self.UpdateInboxNotificationAction = channel.unary_unary(
+                '/herald.v1.InboxService/UpdateInboxNotificationAction',
+                request_serializer=herald_dot_v1_dot_inbox__pb2.UpdateInboxNotificationActionRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_inbox__pb2.UpdateInboxNotificationActionResponse.FromString,
+                _registered_method=True)
+        self.DeleteInboxNotification = channel.unary_unary(
+                '/herald.v1.InboxService/DeleteInboxNotification',
+                request_serializer=herald_dot_v1_dot_inbox__pb2.DeleteInboxNotificationRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_inbox__pb2.DeleteInboxNotificationResponse.FromString,
+                _registered_method=True)
+        self.ListInboxPreferences = channel.unary_unary(
+                '/herald.v1.InboxService/ListInboxPreferences',
+                request_serializer=herald_dot_v1_dot_inbox__pb2.ListInboxPreferencesRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_inbox__pb2.ListInboxPreferencesResponse.FromString,
+                _registered_method=True)
+        self.UpdateInboxPreference = channel.unary_unary(
+                '/herald.v1.InboxService/UpdateInboxPreference',
+                request_serializer=herald_dot_v1_dot_inbox__pb2.UpdateInboxPreferenceRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_inbox__pb2.UpdateInboxPreferenceResponse.FromString,
+                _registered_method=True)
         self.StreamInboxEvents = channel.unary_stream(
                 '/herald.v1.InboxService/StreamInboxEvents',
                 request_serializer=herald_dot_v1_dot_inbox__pb2.StreamInboxEventsRequest.SerializeToString,
@@ -186,6 +211,47 @@ class InboxServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def UpdateAllInboxNotifications(self, request, context):
+        """Archives, archives the read ones of, marks seen or deletes every notification (of these tags, of
+        these ids) that exists when the call starts; notifications arriving meanwhile are left alone
+        (REST: POST /v1/inbox/notifications/archive|read-archive|seen|delete; 204).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateInboxNotificationAction(self, request, context):
+        """Completes or reverts the primary or secondary action of a notification and returns it (REST:
+        PATCH /v1/inbox/notifications/{id}/complete|revert).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteInboxNotification(self, request, context):
+        """Deletes a notification for the subscriber: it leaves every list and count for good (REST: DELETE
+        /v1/inbox/notifications/{id}; 204).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListInboxPreferences(self, request, context):
+        """The subscriber's global preference and one per non-critical workflow, the same preferences the
+        server API keeps (REST: GET /v1/inbox/preferences).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateInboxPreference(self, request, context):
+        """Changes the subscriber's global preference, or one workflow's, and returns it (REST: PATCH
+        /v1/inbox/preferences and /v1/inbox/preferences/{workflowId}).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def StreamInboxEvents(self, request, context):
         """The subscriber's inbox events as they happen, each with the exact counts after it (REST: GET
         /v1/inbox/events, Server-Sent Events). With `last_event_id`, every later event of the durable log
@@ -218,6 +284,31 @@ def add_InboxServiceServicer_to_server(servicer, server):
                     servicer.ReadAllInboxNotifications,
                     request_deserializer=herald_dot_v1_dot_inbox__pb2.ReadAllInboxNotificationsRequest.FromString,
                     response_serializer=herald_dot_v1_dot_inbox__pb2.ReadAllInboxNotificationsResponse.SerializeToString,
+            ),
+            'UpdateAllInboxNotifications': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateAllInboxNotifications,
+                    request_deserializer=herald_dot_v1_dot_inbox__pb2.UpdateAllInboxNotificationsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_inbox__pb2.UpdateAllInboxNotificationsResponse.SerializeToString,
+            ),
+            'UpdateInboxNotificationAction': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateInboxNotificationAction,
+                    request_deserializer=herald_dot_v1_dot_inbox__pb2.UpdateInboxNotificationActionRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_inbox__pb2.UpdateInboxNotificationActionResponse.SerializeToString,
+            ),
+            'DeleteInboxNotification': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteInboxNotification,
+                    request_deserializer=herald_dot_v1_dot_inbox__pb2.DeleteInboxNotificationRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_inbox__pb2.DeleteInboxNotificationResponse.SerializeToString,
+            ),
+            'ListInboxPreferences': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListInboxPreferences,
+                    request_deserializer=herald_dot_v1_dot_inbox__pb2.ListInboxPreferencesRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_inbox__pb2.ListInboxPreferencesResponse.SerializeToString,
+            ),
+            'UpdateInboxPreference': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateInboxPreference,
+                    request_deserializer=herald_dot_v1_dot_inbox__pb2.UpdateInboxPreferenceRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_inbox__pb2.UpdateInboxPreferenceResponse.SerializeToString,
             ),
             'StreamInboxEvents': grpc.unary_stream_rpc_method_handler(
                     servicer.StreamInboxEvents,
@@ -335,6 +426,141 @@ class InboxService:
             '/herald.v1.InboxService/ReadAllInboxNotifications',
             herald_dot_v1_dot_inbox__pb2.ReadAllInboxNotificationsRequest.SerializeToString,
             herald_dot_v1_dot_inbox__pb2.ReadAllInboxNotificationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateAllInboxNotifications(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.InboxService/UpdateAllInboxNotifications',
+            herald_dot_v1_dot_inbox__pb2.UpdateAllInboxNotificationsRequest.SerializeToString,
+            herald_dot_v1_dot_inbox__pb2.UpdateAllInboxNotificationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateInboxNotificationAction(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.InboxService/UpdateInboxNotificationAction',
+            herald_dot_v1_dot_inbox__pb2.UpdateInboxNotificationActionRequest.SerializeToString,
+            herald_dot_v1_dot_inbox__pb2.UpdateInboxNotificationActionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteInboxNotification(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.InboxService/DeleteInboxNotification',
+            herald_dot_v1_dot_inbox__pb2.DeleteInboxNotificationRequest.SerializeToString,
+            herald_dot_v1_dot_inbox__pb2.DeleteInboxNotificationResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListInboxPreferences(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.InboxService/ListInboxPreferences',
+            herald_dot_v1_dot_inbox__pb2.ListInboxPreferencesRequest.SerializeToString,
+            herald_dot_v1_dot_inbox__pb2.ListInboxPreferencesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateInboxPreference(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.InboxService/UpdateInboxPreference',
+            herald_dot_v1_dot_inbox__pb2.UpdateInboxPreferenceRequest.SerializeToString,
+            herald_dot_v1_dot_inbox__pb2.UpdateInboxPreferenceResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -7,13 +7,15 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { ChannelFlags } from "./common_pb.js";
+import { file_herald_v1_common } from "./common_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file herald/v1/inbox.proto.
  */
 export const file_herald_v1_inbox: GenFile = /*@__PURE__*/
-  fileDesc("ChVoZXJhbGQvdjEvaW5ib3gucHJvdG8SCWhlcmFsZC52MSKdAgoWSW5ib3hTZXNzaW9uU3Vic2NyaWJlchIVCg1zdWJzY3JpYmVyX2lkGAEgASgJEhcKCmZpcnN0X25hbWUYAiABKAlIAIgBARIWCglsYXN0X25hbWUYAyABKAlIAYgBARISCgVlbWFpbBgEIAEoCUgCiAEBEhIKBXBob25lGAUgASgJSAOIAQESEwoGYXZhdGFyGAYgASgJSASIAQESEwoGbG9jYWxlGAcgASgJSAWIAQESFQoIdGltZXpvbmUYCCABKAlIBogBAUINCgtfZmlyc3RfbmFtZUIMCgpfbGFzdF9uYW1lQggKBl9lbWFpbEIICgZfcGhvbmVCCQoHX2F2YXRhckIJCgdfbG9jYWxlQgsKCV90aW1lem9uZSLSAQoZQ3JlYXRlSW5ib3hTZXNzaW9uUmVxdWVzdBIeChZhcHBsaWNhdGlvbl9pZGVudGlmaWVyGAEgASgJEhoKDXN1YnNjcmliZXJfaWQYAiABKAlIAIgBARI1CgpzdWJzY3JpYmVyGAMgASgLMiEuaGVyYWxkLnYxLkluYm94U2Vzc2lvblN1YnNjcmliZXISHAoPc3Vic2NyaWJlcl9oYXNoGAQgASgJSAGIAQFCEAoOX3N1YnNjcmliZXJfaWRCEgoQX3N1YnNjcmliZXJfaGFzaCIhChBJbmJveFVucmVhZENvdW50Eg0KBXRvdGFsGAEgASgFItIBCgxJbmJveFNlc3Npb24SDQoFdG9rZW4YASABKAkSGgoSdG90YWxfdW5yZWFkX2NvdW50GAIgASgFEjEKDHVucmVhZF9jb3VudBgDIAEoCzIbLmhlcmFsZC52MS5JbmJveFVucmVhZENvdW50EhIKCmV4cGlyZXNfYXQYBCABKAkSEgoKZXhwaXJlc19pbhgFIAEoBRIeChZhcHBsaWNhdGlvbl9pZGVudGlmaWVyGAYgASgJEhwKFHJlbW92ZV9ub3Z1X2JyYW5kaW5nGAcgASgIIkMKGkNyZWF0ZUluYm94U2Vzc2lvblJlc3BvbnNlEiUKBGRhdGEYASABKAsyFy5oZXJhbGQudjEuSW5ib3hTZXNzaW9uIncKC0luYm94RmlsdGVyEgwKBHRhZ3MYASADKAkSEQoEcmVhZBgCIAEoCEgAiAEBEhUKCGFyY2hpdmVkGAMgASgISAGIAQESEQoEc2VlbhgEIAEoCEgCiAEBQgcKBV9yZWFkQgsKCV9hcmNoaXZlZEIHCgVfc2VlbiJeCgtJbmJveEFjdGlvbhINCgVsYWJlbBgBIAEoCRIUCgxpc19jb21wbGV0ZWQYAiABKAgSKgoIcmVkaXJlY3QYAyABKAsyGC5oZXJhbGQudjEuSW5ib3hSZWRpcmVjdCI8Cg1JbmJveFJlZGlyZWN0EgsKA3VybBgBIAEoCRITCgZ0YXJnZXQYAiABKAlIAIgBAUIJCgdfdGFyZ2V0IqEBCg5JbmJveFJlY2lwaWVudBIKCgJpZBgBIAEoCRIVCg1zdWJzY3JpYmVyX2lkGAIgASgJEhcKCmZpcnN0X25hbWUYAyABKAlIAIgBARIWCglsYXN0X25hbWUYBCABKAlIAYgBARITCgZhdmF0YXIYBSABKAlIAogBAUINCgtfZmlyc3RfbmFtZUIMCgpfbGFzdF9uYW1lQgkKB19hdmF0YXIibwoNSW5ib3hXb3JrZmxvdxIKCgJpZBgBIAEoCRISCgppZGVudGlmaWVyGAIgASgJEgwKBG5hbWUYAyABKAkSEAoIY3JpdGljYWwYBCABKAgSDAoEdGFncxgFIAMoCRIQCghzZXZlcml0eRgGIAEoCSK3BAoRSW5ib3hOb3RpZmljYXRpb24SCgoCaWQYASABKAkSFgoOdHJhbnNhY3Rpb25faWQYAiABKAkSFAoHc3ViamVjdBgDIAEoCUgAiAEBEgwKBGJvZHkYBCABKAkSJQoCdG8YBSABKAsyGS5oZXJhbGQudjEuSW5ib3hSZWNpcGllbnQSDwoHaXNfcmVhZBgGIAEoCBIPCgdpc19zZWVuGAcgASgIEhMKC2lzX2FyY2hpdmVkGAggASgIEhIKCmNyZWF0ZWRfYXQYCSABKAkSFAoHcmVhZF9hdBgKIAEoCUgBiAEBEhQKB3NlZW5fYXQYCyABKAlIAogBARIYCgthcmNoaXZlZF9hdBgMIAEoCUgDiAEBEi4KDnByaW1hcnlfYWN0aW9uGA0gASgLMhYuaGVyYWxkLnYxLkluYm94QWN0aW9uEjAKEHNlY29uZGFyeV9hY3Rpb24YDiABKAsyFi5oZXJhbGQudjEuSW5ib3hBY3Rpb24SFAoMY2hhbm5lbF90eXBlGA8gASgJEgwKBHRhZ3MYECADKAkSKgoIcmVkaXJlY3QYESABKAsyGC5oZXJhbGQudjEuSW5ib3hSZWRpcmVjdBIqCgh3b3JrZmxvdxgSIAEoCzIYLmhlcmFsZC52MS5JbmJveFdvcmtmbG93EhAKCHNldmVyaXR5GBMgASgJQgoKCF9zdWJqZWN0QgoKCF9yZWFkX2F0QgoKCF9zZWVuX2F0Qg4KDF9hcmNoaXZlZF9hdCKDAQodTGlzdEluYm94Tm90aWZpY2F0aW9uc1JlcXVlc3QSJgoGZmlsdGVyGAEgASgLMhYuaGVyYWxkLnYxLkluYm94RmlsdGVyEhIKBWxpbWl0GAIgASgFSACIAQESEgoFYWZ0ZXIYAyABKAlIAYgBAUIICgZfbGltaXRCCAoGX2FmdGVyIqIBCh5MaXN0SW5ib3hOb3RpZmljYXRpb25zUmVzcG9uc2USKgoEZGF0YRgBIAMoCzIcLmhlcmFsZC52MS5JbmJveE5vdGlmaWNhdGlvbhIQCghoYXNfbW9yZRgCIAEoCBImCgZmaWx0ZXIYAyABKAsyFi5oZXJhbGQudjEuSW5ib3hGaWx0ZXISEQoEbmV4dBgEIAEoCUgAiAEBQgcKBV9uZXh0IkkKHkNvdW50SW5ib3hOb3RpZmljYXRpb25zUmVxdWVzdBInCgdmaWx0ZXJzGAEgAygLMhYuaGVyYWxkLnYxLkluYm94RmlsdGVyIkMKCkluYm94Q291bnQSDQoFY291bnQYASABKAUSJgoGZmlsdGVyGAIgASgLMhYuaGVyYWxkLnYxLkluYm94RmlsdGVyIkYKH0NvdW50SW5ib3hOb3RpZmljYXRpb25zUmVzcG9uc2USIwoEZGF0YRgBIAMoCzIVLmhlcmFsZC52MS5JbmJveENvdW50ImoKDUluYm94TWFya0VudW0iWQoJSW5ib3hNYXJrEhoKFklOQk9YX01BUktfVU5TUEVDSUZJRUQQABIICgRyZWFkEAESCgoGdW5yZWFkEAISCwoHYXJjaGl2ZRADEg0KCXVuYXJjaGl2ZRAEImkKHE1hcmtJbmJveE5vdGlmaWNhdGlvblJlcXVlc3QSFwoPbm90aWZpY2F0aW9uX2lkGAEgASgJEjAKBG1hcmsYAiABKA4yIi5oZXJhbGQudjEuSW5ib3hNYXJrRW51bS5JbmJveE1hcmsiSwodTWFya0luYm94Tm90aWZpY2F0aW9uUmVzcG9uc2USKgoEZGF0YRgBIAEoCzIcLmhlcmFsZC52MS5JbmJveE5vdGlmaWNhdGlvbiIwCiBSZWFkQWxsSW5ib3hOb3RpZmljYXRpb25zUmVxdWVzdBIMCgR0YWdzGAEgAygJIjQKIVJlYWRBbGxJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZRIPCgd1cGRhdGVkGAEgASgFIkgKGFN0cmVhbUluYm94RXZlbnRzUmVxdWVzdBIaCg1sYXN0X2V2ZW50X2lkGAEgASgDSACIAQFCEAoOX2xhc3RfZXZlbnRfaWQiegoSSW5ib3hFdmVudEtpbmRFbnVtImQKDkluYm94RXZlbnRLaW5kEiAKHElOQk9YX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIMCghyZWNlaXZlZBABEgsKB2NoYW5nZWQQAhIJCgVyZXNldBADEgoKBmNvdW50cxAEItQBCgpJbmJveEV2ZW50EgoKAmlkGAEgASgDEjoKBGtpbmQYAiABKA4yLC5oZXJhbGQudjEuSW5ib3hFdmVudEtpbmRFbnVtLkluYm94RXZlbnRLaW5kEhMKBmNoYW5nZRgDIAEoCUgAiAEBEjIKDG5vdGlmaWNhdGlvbhgEIAEoCzIcLmhlcmFsZC52MS5JbmJveE5vdGlmaWNhdGlvbhIUCgx1bnJlYWRfY291bnQYBSABKAUSFAoMdW5zZWVuX2NvdW50GAYgASgFQgkKB19jaGFuZ2UiQQoZU3RyZWFtSW5ib3hFdmVudHNSZXNwb25zZRIkCgVldmVudBgBIAEoCzIVLmhlcmFsZC52MS5JbmJveEV2ZW50MngKE0luYm94U2Vzc2lvblNlcnZpY2USYQoSQ3JlYXRlSW5ib3hTZXNzaW9uEiQuaGVyYWxkLnYxLkNyZWF0ZUluYm94U2Vzc2lvblJlcXVlc3QaJS5oZXJhbGQudjEuQ3JlYXRlSW5ib3hTZXNzaW9uUmVzcG9uc2UytQQKDEluYm94U2VydmljZRJtChZMaXN0SW5ib3hOb3RpZmljYXRpb25zEiguaGVyYWxkLnYxLkxpc3RJbmJveE5vdGlmaWNhdGlvbnNSZXF1ZXN0GikuaGVyYWxkLnYxLkxpc3RJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZRJwChdDb3VudEluYm94Tm90aWZpY2F0aW9ucxIpLmhlcmFsZC52MS5Db3VudEluYm94Tm90aWZpY2F0aW9uc1JlcXVlc3QaKi5oZXJhbGQudjEuQ291bnRJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZRJqChVNYXJrSW5ib3hOb3RpZmljYXRpb24SJy5oZXJhbGQudjEuTWFya0luYm94Tm90aWZpY2F0aW9uUmVxdWVzdBooLmhlcmFsZC52MS5NYXJrSW5ib3hOb3RpZmljYXRpb25SZXNwb25zZRJ2ChlSZWFkQWxsSW5ib3hOb3RpZmljYXRpb25zEisuaGVyYWxkLnYxLlJlYWRBbGxJbmJveE5vdGlmaWNhdGlvbnNSZXF1ZXN0GiwuaGVyYWxkLnYxLlJlYWRBbGxJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZRJgChFTdHJlYW1JbmJveEV2ZW50cxIjLmhlcmFsZC52MS5TdHJlYW1JbmJveEV2ZW50c1JlcXVlc3QaJC5oZXJhbGQudjEuU3RyZWFtSW5ib3hFdmVudHNSZXNwb25zZTABYgZwcm90bzM");
+  fileDesc("ChVoZXJhbGQvdjEvaW5ib3gucHJvdG8SCWhlcmFsZC52MSKdAgoWSW5ib3hTZXNzaW9uU3Vic2NyaWJlchIVCg1zdWJzY3JpYmVyX2lkGAEgASgJEhcKCmZpcnN0X25hbWUYAiABKAlIAIgBARIWCglsYXN0X25hbWUYAyABKAlIAYgBARISCgVlbWFpbBgEIAEoCUgCiAEBEhIKBXBob25lGAUgASgJSAOIAQESEwoGYXZhdGFyGAYgASgJSASIAQESEwoGbG9jYWxlGAcgASgJSAWIAQESFQoIdGltZXpvbmUYCCABKAlIBogBAUINCgtfZmlyc3RfbmFtZUIMCgpfbGFzdF9uYW1lQggKBl9lbWFpbEIICgZfcGhvbmVCCQoHX2F2YXRhckIJCgdfbG9jYWxlQgsKCV90aW1lem9uZSLSAQoZQ3JlYXRlSW5ib3hTZXNzaW9uUmVxdWVzdBIeChZhcHBsaWNhdGlvbl9pZGVudGlmaWVyGAEgASgJEhoKDXN1YnNjcmliZXJfaWQYAiABKAlIAIgBARI1CgpzdWJzY3JpYmVyGAMgASgLMiEuaGVyYWxkLnYxLkluYm94U2Vzc2lvblN1YnNjcmliZXISHAoPc3Vic2NyaWJlcl9oYXNoGAQgASgJSAGIAQFCEAoOX3N1YnNjcmliZXJfaWRCEgoQX3N1YnNjcmliZXJfaGFzaCIhChBJbmJveFVucmVhZENvdW50Eg0KBXRvdGFsGAEgASgFItIBCgxJbmJveFNlc3Npb24SDQoFdG9rZW4YASABKAkSGgoSdG90YWxfdW5yZWFkX2NvdW50GAIgASgFEjEKDHVucmVhZF9jb3VudBgDIAEoCzIbLmhlcmFsZC52MS5JbmJveFVucmVhZENvdW50EhIKCmV4cGlyZXNfYXQYBCABKAkSEgoKZXhwaXJlc19pbhgFIAEoBRIeChZhcHBsaWNhdGlvbl9pZGVudGlmaWVyGAYgASgJEhwKFHJlbW92ZV9ub3Z1X2JyYW5kaW5nGAcgASgIIkMKGkNyZWF0ZUluYm94U2Vzc2lvblJlc3BvbnNlEiUKBGRhdGEYASABKAsyFy5oZXJhbGQudjEuSW5ib3hTZXNzaW9uIpkBCgtJbmJveEZpbHRlchIMCgR0YWdzGAEgAygJEhEKBHJlYWQYAiABKAhIAIgBARIVCghhcmNoaXZlZBgDIAEoCEgBiAEBEhEKBHNlZW4YBCABKAhIAogBARIUCgdzbm9vemVkGAUgASgISAOIAQFCBwoFX3JlYWRCCwoJX2FyY2hpdmVkQgcKBV9zZWVuQgoKCF9zbm9vemVkIl4KC0luYm94QWN0aW9uEg0KBWxhYmVsGAEgASgJEhQKDGlzX2NvbXBsZXRlZBgCIAEoCBIqCghyZWRpcmVjdBgDIAEoCzIYLmhlcmFsZC52MS5JbmJveFJlZGlyZWN0IjwKDUluYm94UmVkaXJlY3QSCwoDdXJsGAEgASgJEhMKBnRhcmdldBgCIAEoCUgAiAEBQgkKB190YXJnZXQioQEKDkluYm94UmVjaXBpZW50EgoKAmlkGAEgASgJEhUKDXN1YnNjcmliZXJfaWQYAiABKAkSFwoKZmlyc3RfbmFtZRgDIAEoCUgAiAEBEhYKCWxhc3RfbmFtZRgEIAEoCUgBiAEBEhMKBmF2YXRhchgFIAEoCUgCiAEBQg0KC19maXJzdF9uYW1lQgwKCl9sYXN0X25hbWVCCQoHX2F2YXRhciJvCg1JbmJveFdvcmtmbG93EgoKAmlkGAEgASgJEhIKCmlkZW50aWZpZXIYAiABKAkSDAoEbmFtZRgDIAEoCRIQCghjcml0aWNhbBgEIAEoCBIMCgR0YWdzGAUgAygJEhAKCHNldmVyaXR5GAYgASgJIvkEChFJbmJveE5vdGlmaWNhdGlvbhIKCgJpZBgBIAEoCRIWCg50cmFuc2FjdGlvbl9pZBgCIAEoCRIUCgdzdWJqZWN0GAMgASgJSACIAQESDAoEYm9keRgEIAEoCRIlCgJ0bxgFIAEoCzIZLmhlcmFsZC52MS5JbmJveFJlY2lwaWVudBIPCgdpc19yZWFkGAYgASgIEg8KB2lzX3NlZW4YByABKAgSEwoLaXNfYXJjaGl2ZWQYCCABKAgSEgoKY3JlYXRlZF9hdBgJIAEoCRIUCgdyZWFkX2F0GAogASgJSAGIAQESFAoHc2Vlbl9hdBgLIAEoCUgCiAEBEhgKC2FyY2hpdmVkX2F0GAwgASgJSAOIAQESLgoOcHJpbWFyeV9hY3Rpb24YDSABKAsyFi5oZXJhbGQudjEuSW5ib3hBY3Rpb24SMAoQc2Vjb25kYXJ5X2FjdGlvbhgOIAEoCzIWLmhlcmFsZC52MS5JbmJveEFjdGlvbhIUCgxjaGFubmVsX3R5cGUYDyABKAkSDAoEdGFncxgQIAMoCRIqCghyZWRpcmVjdBgRIAEoCzIYLmhlcmFsZC52MS5JbmJveFJlZGlyZWN0EioKCHdvcmtmbG93GBIgASgLMhguaGVyYWxkLnYxLkluYm94V29ya2Zsb3cSEAoIc2V2ZXJpdHkYEyABKAkSEgoKaXNfc25vb3plZBgUIAEoCBIaCg1zbm9vemVkX3VudGlsGBUgASgJSASIAQFCCgoIX3N1YmplY3RCCgoIX3JlYWRfYXRCCgoIX3NlZW5fYXRCDgoMX2FyY2hpdmVkX2F0QhAKDl9zbm9vemVkX3VudGlsIoMBCh1MaXN0SW5ib3hOb3RpZmljYXRpb25zUmVxdWVzdBImCgZmaWx0ZXIYASABKAsyFi5oZXJhbGQudjEuSW5ib3hGaWx0ZXISEgoFbGltaXQYAiABKAVIAIgBARISCgVhZnRlchgDIAEoCUgBiAEBQggKBl9saW1pdEIICgZfYWZ0ZXIiogEKHkxpc3RJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZRIqCgRkYXRhGAEgAygLMhwuaGVyYWxkLnYxLkluYm94Tm90aWZpY2F0aW9uEhAKCGhhc19tb3JlGAIgASgIEiYKBmZpbHRlchgDIAEoCzIWLmhlcmFsZC52MS5JbmJveEZpbHRlchIRCgRuZXh0GAQgASgJSACIAQFCBwoFX25leHQiSQoeQ291bnRJbmJveE5vdGlmaWNhdGlvbnNSZXF1ZXN0EicKB2ZpbHRlcnMYASADKAsyFi5oZXJhbGQudjEuSW5ib3hGaWx0ZXIiQwoKSW5ib3hDb3VudBINCgVjb3VudBgBIAEoBRImCgZmaWx0ZXIYAiABKAsyFi5oZXJhbGQudjEuSW5ib3hGaWx0ZXIiRgofQ291bnRJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZRIjCgRkYXRhGAEgAygLMhUuaGVyYWxkLnYxLkluYm94Q291bnQihAEKDUluYm94TWFya0VudW0icwoJSW5ib3hNYXJrEhoKFklOQk9YX01BUktfVU5TUEVDSUZJRUQQABIICgRyZWFkEAESCgoGdW5yZWFkEAISCwoHYXJjaGl2ZRADEg0KCXVuYXJjaGl2ZRAEEgoKBnNub296ZRAFEgwKCHVuc25vb3plEAYilQEKHE1hcmtJbmJveE5vdGlmaWNhdGlvblJlcXVlc3QSFwoPbm90aWZpY2F0aW9uX2lkGAEgASgJEjAKBG1hcmsYAiABKA4yIi5oZXJhbGQudjEuSW5ib3hNYXJrRW51bS5JbmJveE1hcmsSGQoMc25vb3plX3VudGlsGAMgASgJSACIAQFCDwoNX3Nub296ZV91bnRpbCJLCh1NYXJrSW5ib3hOb3RpZmljYXRpb25SZXNwb25zZRIqCgRkYXRhGAEgASgLMhwuaGVyYWxkLnYxLkluYm94Tm90aWZpY2F0aW9uIjAKIFJlYWRBbGxJbmJveE5vdGlmaWNhdGlvbnNSZXF1ZXN0EgwKBHRhZ3MYASADKAkiNAohUmVhZEFsbEluYm94Tm90aWZpY2F0aW9uc1Jlc3BvbnNlEg8KB3VwZGF0ZWQYASABKAUigAEKE0luYm94QnVsa0NoYW5nZUVudW0iaQoPSW5ib3hCdWxrQ2hhbmdlEiEKHUlOQk9YX0JVTEtfQ0hBTkdFX1VOU1BFQ0lGSUVEEAASCwoHYXJjaGl2ZRABEhAKDGFyY2hpdmVfcmVhZBACEggKBHNlZW4QAxIKCgZkZWxldGUQBCKMAQoiVXBkYXRlQWxsSW5ib3hOb3RpZmljYXRpb25zUmVxdWVzdBI+CgZjaGFuZ2UYASABKA4yLi5oZXJhbGQudjEuSW5ib3hCdWxrQ2hhbmdlRW51bS5JbmJveEJ1bGtDaGFuZ2USDAoEdGFncxgCIAMoCRIYChBub3RpZmljYXRpb25faWRzGAMgAygJIjYKI1VwZGF0ZUFsbEluYm94Tm90aWZpY2F0aW9uc1Jlc3BvbnNlEg8KB3VwZGF0ZWQYASABKAUiZwoTSW5ib3hBY3Rpb25UeXBlRW51bSJQCg9JbmJveEFjdGlvblR5cGUSIQodSU5CT1hfQUNUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABILCgdwcmltYXJ5EAESDQoJc2Vjb25kYXJ5EAIilwEKJFVwZGF0ZUluYm94Tm90aWZpY2F0aW9uQWN0aW9uUmVxdWVzdBIXCg9ub3RpZmljYXRpb25faWQYASABKAkSQwoLYWN0aW9uX3R5cGUYAiABKA4yLi5oZXJhbGQudjEuSW5ib3hBY3Rpb25UeXBlRW51bS5JbmJveEFjdGlvblR5cGUSEQoJY29tcGxldGVkGAMgASgIIlMKJVVwZGF0ZUluYm94Tm90aWZpY2F0aW9uQWN0aW9uUmVzcG9uc2USKgoEZGF0YRgBIAEoCzIcLmhlcmFsZC52MS5JbmJveE5vdGlmaWNhdGlvbiI5Ch5EZWxldGVJbmJveE5vdGlmaWNhdGlvblJlcXVlc3QSFwoPbm90aWZpY2F0aW9uX2lkGAEgASgJIiEKH0RlbGV0ZUluYm94Tm90aWZpY2F0aW9uUmVzcG9uc2UiZwoXSW5ib3hQcmVmZXJlbmNlV29ya2Zsb3cSCgoCaWQYASABKAkSEgoKaWRlbnRpZmllchgCIAEoCRIMCgRuYW1lGAMgASgJEhAKCGNyaXRpY2FsGAQgASgIEgwKBHRhZ3MYBSADKAkikgEKD0luYm94UHJlZmVyZW5jZRINCgVsZXZlbBgBIAEoCRIPCgdlbmFibGVkGAIgASgIEikKCGNoYW5uZWxzGAMgASgLMhcuaGVyYWxkLnYxLkNoYW5uZWxGbGFncxI0Cgh3b3JrZmxvdxgEIAEoCzIiLmhlcmFsZC52MS5JbmJveFByZWZlcmVuY2VXb3JrZmxvdyIdChtMaXN0SW5ib3hQcmVmZXJlbmNlc1JlcXVlc3QiSAocTGlzdEluYm94UHJlZmVyZW5jZXNSZXNwb25zZRIoCgRkYXRhGAEgAygLMhouaGVyYWxkLnYxLkluYm94UHJlZmVyZW5jZSLgAQocVXBkYXRlSW5ib3hQcmVmZXJlbmNlUmVxdWVzdBIYCgt3b3JrZmxvd19pZBgBIAEoCUgAiAEBEhIKBWVtYWlsGAIgASgISAGIAQESEAoDc21zGAMgASgISAKIAQESGwoGaW5fYXBwGAQgASgISANSBmluX2FwcIgBARIRCgRjaGF0GAUgASgISASIAQESEQoEcHVzaBgGIAEoCEgFiAEBQg4KDF93b3JrZmxvd19pZEIICgZfZW1haWxCBgoEX3Ntc0IJCgdfaW5fYXBwQgcKBV9jaGF0QgcKBV9wdXNoIkkKHVVwZGF0ZUluYm94UHJlZmVyZW5jZVJlc3BvbnNlEigKBGRhdGEYASABKAsyGi5oZXJhbGQudjEuSW5ib3hQcmVmZXJlbmNlIkgKGFN0cmVhbUluYm94RXZlbnRzUmVxdWVzdBIaCg1sYXN0X2V2ZW50X2lkGAEgASgDSACIAQFCEAoOX2xhc3RfZXZlbnRfaWQiegoSSW5ib3hFdmVudEtpbmRFbnVtImQKDkluYm94RXZlbnRLaW5kEiAKHElOQk9YX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIMCghyZWNlaXZlZBABEgsKB2NoYW5nZWQQAhIJCgVyZXNldBADEgoKBmNvdW50cxAEItQBCgpJbmJveEV2ZW50EgoKAmlkGAEgASgDEjoKBGtpbmQYAiABKA4yLC5oZXJhbGQudjEuSW5ib3hFdmVudEtpbmRFbnVtLkluYm94RXZlbnRLaW5kEhMKBmNoYW5nZRgDIAEoCUgAiAEBEjIKDG5vdGlmaWNhdGlvbhgEIAEoCzIcLmhlcmFsZC52MS5JbmJveE5vdGlmaWNhdGlvbhIUCgx1bnJlYWRfY291bnQYBSABKAUSFAoMdW5zZWVuX2NvdW50GAYgASgFQgkKB19jaGFuZ2UiQQoZU3RyZWFtSW5ib3hFdmVudHNSZXNwb25zZRIkCgVldmVudBgBIAEoCzIVLmhlcmFsZC52MS5JbmJveEV2ZW50MngKE0luYm94U2Vzc2lvblNlcnZpY2USYQoSQ3JlYXRlSW5ib3hTZXNzaW9uEiQuaGVyYWxkLnYxLkNyZWF0ZUluYm94U2Vzc2lvblJlcXVlc3QaJS5oZXJhbGQudjEuQ3JlYXRlSW5ib3hTZXNzaW9uUmVzcG9uc2Uy/wgKDEluYm94U2VydmljZRJtChZMaXN0SW5ib3hOb3RpZmljYXRpb25zEiguaGVyYWxkLnYxLkxpc3RJbmJveE5vdGlmaWNhdGlvbnNSZXF1ZXN0GikuaGVyYWxkLnYxLkxpc3RJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZRJwChdDb3VudEluYm94Tm90aWZpY2F0aW9ucxIpLmhlcmFsZC52MS5Db3VudEluYm94Tm90aWZpY2F0aW9uc1JlcXVlc3QaKi5oZXJhbGQudjEuQ291bnRJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZRJqChVNYXJrSW5ib3hOb3RpZmljYXRpb24SJy5oZXJhbGQudjEuTWFya0luYm94Tm90aWZpY2F0aW9uUmVxdWVzdBooLmhlcmFsZC52MS5NYXJrSW5ib3hOb3RpZmljYXRpb25SZXNwb25zZRJ2ChlSZWFkQWxsSW5ib3hOb3RpZmljYXRpb25zEisuaGVyYWxkLnYxLlJlYWRBbGxJbmJveE5vdGlmaWNhdGlvbnNSZXF1ZXN0GiwuaGVyYWxkLnYxLlJlYWRBbGxJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZRJ8ChtVcGRhdGVBbGxJbmJveE5vdGlmaWNhdGlvbnMSLS5oZXJhbGQudjEuVXBkYXRlQWxsSW5ib3hOb3RpZmljYXRpb25zUmVxdWVzdBouLmhlcmFsZC52MS5VcGRhdGVBbGxJbmJveE5vdGlmaWNhdGlvbnNSZXNwb25zZRKCAQodVXBkYXRlSW5ib3hOb3RpZmljYXRpb25BY3Rpb24SLy5oZXJhbGQudjEuVXBkYXRlSW5ib3hOb3RpZmljYXRpb25BY3Rpb25SZXF1ZXN0GjAuaGVyYWxkLnYxLlVwZGF0ZUluYm94Tm90aWZpY2F0aW9uQWN0aW9uUmVzcG9uc2UScAoXRGVsZXRlSW5ib3hOb3RpZmljYXRpb24SKS5oZXJhbGQudjEuRGVsZXRlSW5ib3hOb3RpZmljYXRpb25SZXF1ZXN0GiouaGVyYWxkLnYxLkRlbGV0ZUluYm94Tm90aWZpY2F0aW9uUmVzcG9uc2USZwoUTGlzdEluYm94UHJlZmVyZW5jZXMSJi5oZXJhbGQudjEuTGlzdEluYm94UHJlZmVyZW5jZXNSZXF1ZXN0GicuaGVyYWxkLnYxLkxpc3RJbmJveFByZWZlcmVuY2VzUmVzcG9uc2USagoVVXBkYXRlSW5ib3hQcmVmZXJlbmNlEicuaGVyYWxkLnYxLlVwZGF0ZUluYm94UHJlZmVyZW5jZVJlcXVlc3QaKC5oZXJhbGQudjEuVXBkYXRlSW5ib3hQcmVmZXJlbmNlUmVzcG9uc2USYAoRU3RyZWFtSW5ib3hFdmVudHMSIy5oZXJhbGQudjEuU3RyZWFtSW5ib3hFdmVudHNSZXF1ZXN0GiQuaGVyYWxkLnYxLlN0cmVhbUluYm94RXZlbnRzUmVzcG9uc2UwAWIGcHJvdG8z", [file_herald_v1_common]);
 
 /**
  * The subscriber a session is for, in the object form (REST also takes a bare subscriberId string).
@@ -266,6 +268,14 @@ export type InboxFilter = Message<"herald.v1.InboxFilter"> & {
    * @generated from field: optional bool seen = 4;
    */
   seen?: boolean | undefined;
+
+  /**
+   * Snoozed (true) only; absent or false: not snoozed (a snoozed notification leaves the list and the
+   * counts until it comes back).
+   *
+   * @generated from field: optional bool snoozed = 5;
+   */
+  snoozed?: boolean | undefined;
 };
 
 /**
@@ -581,6 +591,20 @@ export type InboxNotification = Message<"herald.v1.InboxNotification"> & {
    * @generated from field: string severity = 19;
    */
   severity: string;
+
+  /**
+   * Whether it is snoozed (out of the list and counts until `snoozedUntil`).
+   *
+   * @generated from field: bool is_snoozed = 20;
+   */
+  isSnoozed: boolean;
+
+  /**
+   * When a snoozed notification comes back.
+   *
+   * @generated from field: optional string snoozed_until = 21;
+   */
+  snoozedUntil?: string | undefined;
 };
 
 /**
@@ -793,6 +817,20 @@ export enum InboxMarkEnum_InboxMark {
    * @generated from enum value: unarchive = 4;
    */
   unarchive = 4,
+
+  /**
+   * Snoozed until `snooze_until`.
+   *
+   * @generated from enum value: snooze = 5;
+   */
+  snooze = 5,
+
+  /**
+   * Back from snooze now.
+   *
+   * @generated from enum value: unsnooze = 6;
+   */
+  unsnooze = 6,
 }
 
 /**
@@ -820,6 +858,13 @@ export type MarkInboxNotificationRequest = Message<"herald.v1.MarkInboxNotificat
    * @generated from field: herald.v1.InboxMarkEnum.InboxMark mark = 2;
    */
   mark: InboxMarkEnum_InboxMark;
+
+  /**
+   * For `snooze`: when the notification comes back, RFC 3339, at least a minute ahead.
+   *
+   * @generated from field: optional string snooze_until = 3;
+   */
+  snoozeUntil?: string | undefined;
 };
 
 /**
@@ -893,6 +938,471 @@ export const ReadAllInboxNotificationsResponseSchema: GenMessage<ReadAllInboxNot
   messageDesc(file_herald_v1_inbox, 20);
 
 /**
+ * Wrapper of the inbox bulk change enum (scopes its value names).
+ *
+ * @generated from message herald.v1.InboxBulkChangeEnum
+ */
+export type InboxBulkChangeEnum = Message<"herald.v1.InboxBulkChangeEnum"> & {
+};
+
+/**
+ * Describes the message herald.v1.InboxBulkChangeEnum.
+ * Use `create(InboxBulkChangeEnumSchema)` to create a new message.
+ */
+export const InboxBulkChangeEnumSchema: GenMessage<InboxBulkChangeEnum> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 21);
+
+/**
+ * A change of many notifications at once.
+ *
+ * @generated from enum herald.v1.InboxBulkChangeEnum.InboxBulkChange
+ */
+export enum InboxBulkChangeEnum_InboxBulkChange {
+  /**
+   * Not set; refused.
+   *
+   * @generated from enum value: INBOX_BULK_CHANGE_UNSPECIFIED = 0;
+   */
+  INBOX_BULK_CHANGE_UNSPECIFIED = 0,
+
+  /**
+   * Archive the notifications not archived.
+   *
+   * @generated from enum value: archive = 1;
+   */
+  archive = 1,
+
+  /**
+   * Archive the read notifications not archived.
+   *
+   * @generated from enum value: archive_read = 2;
+   */
+  archive_read = 2,
+
+  /**
+   * Mark seen the unseen notifications.
+   *
+   * @generated from enum value: seen = 3;
+   */
+  seen = 3,
+
+  /**
+   * Delete the notifications.
+   *
+   * @generated from enum value: delete = 4;
+   */
+  delete = 4,
+}
+
+/**
+ * Describes the enum herald.v1.InboxBulkChangeEnum.InboxBulkChange.
+ */
+export const InboxBulkChangeEnum_InboxBulkChangeSchema: GenEnum<InboxBulkChangeEnum_InboxBulkChange> = /*@__PURE__*/
+  enumDesc(file_herald_v1_inbox, 21, 0);
+
+/**
+ * Request of UpdateAllInboxNotifications.
+ *
+ * @generated from message herald.v1.UpdateAllInboxNotificationsRequest
+ */
+export type UpdateAllInboxNotificationsRequest = Message<"herald.v1.UpdateAllInboxNotificationsRequest"> & {
+  /**
+   * The change.
+   *
+   * @generated from field: herald.v1.InboxBulkChangeEnum.InboxBulkChange change = 1;
+   */
+  change: InboxBulkChangeEnum_InboxBulkChange;
+
+  /**
+   * Only notifications of a workflow with any of these tags (none: all).
+   *
+   * @generated from field: repeated string tags = 2;
+   */
+  tags: string[];
+
+  /**
+   * Only these notifications (at most 100; none: all). Ids that name no notification of this inbox
+   * are ignored.
+   *
+   * @generated from field: repeated string notification_ids = 3;
+   */
+  notificationIds: string[];
+};
+
+/**
+ * Describes the message herald.v1.UpdateAllInboxNotificationsRequest.
+ * Use `create(UpdateAllInboxNotificationsRequestSchema)` to create a new message.
+ */
+export const UpdateAllInboxNotificationsRequestSchema: GenMessage<UpdateAllInboxNotificationsRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 22);
+
+/**
+ * Response of UpdateAllInboxNotifications (REST: 204, no body).
+ *
+ * @generated from message herald.v1.UpdateAllInboxNotificationsResponse
+ */
+export type UpdateAllInboxNotificationsResponse = Message<"herald.v1.UpdateAllInboxNotificationsResponse"> & {
+  /**
+   * How many notifications were changed.
+   *
+   * @generated from field: int32 updated = 1;
+   */
+  updated: number;
+};
+
+/**
+ * Describes the message herald.v1.UpdateAllInboxNotificationsResponse.
+ * Use `create(UpdateAllInboxNotificationsResponseSchema)` to create a new message.
+ */
+export const UpdateAllInboxNotificationsResponseSchema: GenMessage<UpdateAllInboxNotificationsResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 23);
+
+/**
+ * Wrapper of the inbox action type enum (scopes its value names).
+ *
+ * @generated from message herald.v1.InboxActionTypeEnum
+ */
+export type InboxActionTypeEnum = Message<"herald.v1.InboxActionTypeEnum"> & {
+};
+
+/**
+ * Describes the message herald.v1.InboxActionTypeEnum.
+ * Use `create(InboxActionTypeEnumSchema)` to create a new message.
+ */
+export const InboxActionTypeEnumSchema: GenMessage<InboxActionTypeEnum> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 24);
+
+/**
+ * Which action button of a notification.
+ *
+ * @generated from enum herald.v1.InboxActionTypeEnum.InboxActionType
+ */
+export enum InboxActionTypeEnum_InboxActionType {
+  /**
+   * Not set; refused.
+   *
+   * @generated from enum value: INBOX_ACTION_TYPE_UNSPECIFIED = 0;
+   */
+  INBOX_ACTION_TYPE_UNSPECIFIED = 0,
+
+  /**
+   * The primary action.
+   *
+   * @generated from enum value: primary = 1;
+   */
+  primary = 1,
+
+  /**
+   * The secondary action.
+   *
+   * @generated from enum value: secondary = 2;
+   */
+  secondary = 2,
+}
+
+/**
+ * Describes the enum herald.v1.InboxActionTypeEnum.InboxActionType.
+ */
+export const InboxActionTypeEnum_InboxActionTypeSchema: GenEnum<InboxActionTypeEnum_InboxActionType> = /*@__PURE__*/
+  enumDesc(file_herald_v1_inbox, 24, 0);
+
+/**
+ * Request of UpdateInboxNotificationAction.
+ *
+ * @generated from message herald.v1.UpdateInboxNotificationActionRequest
+ */
+export type UpdateInboxNotificationActionRequest = Message<"herald.v1.UpdateInboxNotificationActionRequest"> & {
+  /**
+   * Internal id of the notification.
+   *
+   * @generated from field: string notification_id = 1;
+   */
+  notificationId: string;
+
+  /**
+   * Which action.
+   *
+   * @generated from field: herald.v1.InboxActionTypeEnum.InboxActionType action_type = 2;
+   */
+  actionType: InboxActionTypeEnum_InboxActionType;
+
+  /**
+   * Completed (true, REST `complete`) or reverted (false, REST `revert`).
+   *
+   * @generated from field: bool completed = 3;
+   */
+  completed: boolean;
+};
+
+/**
+ * Describes the message herald.v1.UpdateInboxNotificationActionRequest.
+ * Use `create(UpdateInboxNotificationActionRequestSchema)` to create a new message.
+ */
+export const UpdateInboxNotificationActionRequestSchema: GenMessage<UpdateInboxNotificationActionRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 25);
+
+/**
+ * Response of UpdateInboxNotificationAction.
+ *
+ * @generated from message herald.v1.UpdateInboxNotificationActionResponse
+ */
+export type UpdateInboxNotificationActionResponse = Message<"herald.v1.UpdateInboxNotificationActionResponse"> & {
+  /**
+   * The notification as changed.
+   *
+   * @generated from field: herald.v1.InboxNotification data = 1;
+   */
+  data?: InboxNotification | undefined;
+};
+
+/**
+ * Describes the message herald.v1.UpdateInboxNotificationActionResponse.
+ * Use `create(UpdateInboxNotificationActionResponseSchema)` to create a new message.
+ */
+export const UpdateInboxNotificationActionResponseSchema: GenMessage<UpdateInboxNotificationActionResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 26);
+
+/**
+ * Request of DeleteInboxNotification.
+ *
+ * @generated from message herald.v1.DeleteInboxNotificationRequest
+ */
+export type DeleteInboxNotificationRequest = Message<"herald.v1.DeleteInboxNotificationRequest"> & {
+  /**
+   * Internal id of the notification.
+   *
+   * @generated from field: string notification_id = 1;
+   */
+  notificationId: string;
+};
+
+/**
+ * Describes the message herald.v1.DeleteInboxNotificationRequest.
+ * Use `create(DeleteInboxNotificationRequestSchema)` to create a new message.
+ */
+export const DeleteInboxNotificationRequestSchema: GenMessage<DeleteInboxNotificationRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 27);
+
+/**
+ * Response of DeleteInboxNotification (REST: 204, no body).
+ *
+ * @generated from message herald.v1.DeleteInboxNotificationResponse
+ */
+export type DeleteInboxNotificationResponse = Message<"herald.v1.DeleteInboxNotificationResponse"> & {
+};
+
+/**
+ * Describes the message herald.v1.DeleteInboxNotificationResponse.
+ * Use `create(DeleteInboxNotificationResponseSchema)` to create a new message.
+ */
+export const DeleteInboxNotificationResponseSchema: GenMessage<DeleteInboxNotificationResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 28);
+
+/**
+ * The workflow of a template-level preference.
+ *
+ * @generated from message herald.v1.InboxPreferenceWorkflow
+ */
+export type InboxPreferenceWorkflow = Message<"herald.v1.InboxPreferenceWorkflow"> & {
+  /**
+   * Internal id of the workflow.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Identifier of the workflow.
+   *
+   * @generated from field: string identifier = 2;
+   */
+  identifier: string;
+
+  /**
+   * Name of the workflow.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * Whether subscribers cannot turn it off (always false: critical workflows are not listed).
+   *
+   * @generated from field: bool critical = 4;
+   */
+  critical: boolean;
+
+  /**
+   * Tags of the workflow.
+   *
+   * @generated from field: repeated string tags = 5;
+   */
+  tags: string[];
+};
+
+/**
+ * Describes the message herald.v1.InboxPreferenceWorkflow.
+ * Use `create(InboxPreferenceWorkflowSchema)` to create a new message.
+ */
+export const InboxPreferenceWorkflowSchema: GenMessage<InboxPreferenceWorkflow> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 29);
+
+/**
+ * One preference of the subscriber.
+ *
+ * @generated from message herald.v1.InboxPreference
+ */
+export type InboxPreference = Message<"herald.v1.InboxPreference"> & {
+  /**
+   * `global` or `template` (one workflow's).
+   *
+   * @generated from field: string level = 1;
+   */
+  level: string;
+
+  /**
+   * Whether anything is delivered at this level.
+   *
+   * @generated from field: bool enabled = 2;
+   */
+  enabled: boolean;
+
+  /**
+   * The effective channel flags (a workflow's: the channels its steps use).
+   *
+   * @generated from field: herald.v1.ChannelFlags channels = 3;
+   */
+  channels?: ChannelFlags | undefined;
+
+  /**
+   * The workflow (template level only).
+   *
+   * @generated from field: herald.v1.InboxPreferenceWorkflow workflow = 4;
+   */
+  workflow?: InboxPreferenceWorkflow | undefined;
+};
+
+/**
+ * Describes the message herald.v1.InboxPreference.
+ * Use `create(InboxPreferenceSchema)` to create a new message.
+ */
+export const InboxPreferenceSchema: GenMessage<InboxPreference> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 30);
+
+/**
+ * Request of ListInboxPreferences.
+ *
+ * @generated from message herald.v1.ListInboxPreferencesRequest
+ */
+export type ListInboxPreferencesRequest = Message<"herald.v1.ListInboxPreferencesRequest"> & {
+};
+
+/**
+ * Describes the message herald.v1.ListInboxPreferencesRequest.
+ * Use `create(ListInboxPreferencesRequestSchema)` to create a new message.
+ */
+export const ListInboxPreferencesRequestSchema: GenMessage<ListInboxPreferencesRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 31);
+
+/**
+ * Response of ListInboxPreferences.
+ *
+ * @generated from message herald.v1.ListInboxPreferencesResponse
+ */
+export type ListInboxPreferencesResponse = Message<"herald.v1.ListInboxPreferencesResponse"> & {
+  /**
+   * The global preference first, then one per non-critical workflow.
+   *
+   * @generated from field: repeated herald.v1.InboxPreference data = 1;
+   */
+  data: InboxPreference[];
+};
+
+/**
+ * Describes the message herald.v1.ListInboxPreferencesResponse.
+ * Use `create(ListInboxPreferencesResponseSchema)` to create a new message.
+ */
+export const ListInboxPreferencesResponseSchema: GenMessage<ListInboxPreferencesResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 32);
+
+/**
+ * Request of UpdateInboxPreference.
+ *
+ * @generated from message herald.v1.UpdateInboxPreferenceRequest
+ */
+export type UpdateInboxPreferenceRequest = Message<"herald.v1.UpdateInboxPreferenceRequest"> & {
+  /**
+   * The workflow (`_id`, identifier or slug); absent: the global preference.
+   *
+   * @generated from field: optional string workflow_id = 1;
+   */
+  workflowId?: string | undefined;
+
+  /**
+   * Email on or off; absent: unchanged.
+   *
+   * @generated from field: optional bool email = 2;
+   */
+  email?: boolean | undefined;
+
+  /**
+   * SMS on or off; absent: unchanged.
+   *
+   * @generated from field: optional bool sms = 3;
+   */
+  sms?: boolean | undefined;
+
+  /**
+   * In-app on or off; absent: unchanged.
+   *
+   * @generated from field: optional bool in_app = 4 [json_name = "in_app"];
+   */
+  inApp?: boolean | undefined;
+
+  /**
+   * Chat on or off; absent: unchanged.
+   *
+   * @generated from field: optional bool chat = 5;
+   */
+  chat?: boolean | undefined;
+
+  /**
+   * Push on or off; absent: unchanged.
+   *
+   * @generated from field: optional bool push = 6;
+   */
+  push?: boolean | undefined;
+};
+
+/**
+ * Describes the message herald.v1.UpdateInboxPreferenceRequest.
+ * Use `create(UpdateInboxPreferenceRequestSchema)` to create a new message.
+ */
+export const UpdateInboxPreferenceRequestSchema: GenMessage<UpdateInboxPreferenceRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 33);
+
+/**
+ * Response of UpdateInboxPreference.
+ *
+ * @generated from message herald.v1.UpdateInboxPreferenceResponse
+ */
+export type UpdateInboxPreferenceResponse = Message<"herald.v1.UpdateInboxPreferenceResponse"> & {
+  /**
+   * The preference as changed.
+   *
+   * @generated from field: herald.v1.InboxPreference data = 1;
+   */
+  data?: InboxPreference | undefined;
+};
+
+/**
+ * Describes the message herald.v1.UpdateInboxPreferenceResponse.
+ * Use `create(UpdateInboxPreferenceResponseSchema)` to create a new message.
+ */
+export const UpdateInboxPreferenceResponseSchema: GenMessage<UpdateInboxPreferenceResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_inbox, 34);
+
+/**
  * Request of StreamInboxEvents.
  *
  * @generated from message herald.v1.StreamInboxEventsRequest
@@ -912,7 +1422,7 @@ export type StreamInboxEventsRequest = Message<"herald.v1.StreamInboxEventsReque
  * Use `create(StreamInboxEventsRequestSchema)` to create a new message.
  */
 export const StreamInboxEventsRequestSchema: GenMessage<StreamInboxEventsRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_inbox, 21);
+  messageDesc(file_herald_v1_inbox, 35);
 
 /**
  * Wrapper of the inbox event kind enum (scopes its value names).
@@ -927,7 +1437,7 @@ export type InboxEventKindEnum = Message<"herald.v1.InboxEventKindEnum"> & {
  * Use `create(InboxEventKindEnumSchema)` to create a new message.
  */
 export const InboxEventKindEnumSchema: GenMessage<InboxEventKindEnum> = /*@__PURE__*/
-  messageDesc(file_herald_v1_inbox, 22);
+  messageDesc(file_herald_v1_inbox, 36);
 
 /**
  * What an inbox event reports.
@@ -975,7 +1485,7 @@ export enum InboxEventKindEnum_InboxEventKind {
  * Describes the enum herald.v1.InboxEventKindEnum.InboxEventKind.
  */
 export const InboxEventKindEnum_InboxEventKindSchema: GenEnum<InboxEventKindEnum_InboxEventKind> = /*@__PURE__*/
-  enumDesc(file_herald_v1_inbox, 22, 0);
+  enumDesc(file_herald_v1_inbox, 36, 0);
 
 /**
  * One event of a subscriber's inbox.
@@ -1031,7 +1541,7 @@ export type InboxEvent = Message<"herald.v1.InboxEvent"> & {
  * Use `create(InboxEventSchema)` to create a new message.
  */
 export const InboxEventSchema: GenMessage<InboxEvent> = /*@__PURE__*/
-  messageDesc(file_herald_v1_inbox, 23);
+  messageDesc(file_herald_v1_inbox, 37);
 
 /**
  * One message of StreamInboxEvents.
@@ -1052,7 +1562,7 @@ export type StreamInboxEventsResponse = Message<"herald.v1.StreamInboxEventsResp
  * Use `create(StreamInboxEventsResponseSchema)` to create a new message.
  */
 export const StreamInboxEventsResponseSchema: GenMessage<StreamInboxEventsResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_inbox, 24);
+  messageDesc(file_herald_v1_inbox, 38);
 
 /**
  * Opens an inbox session. Needs no API key: the environment is named by its public
@@ -1129,6 +1639,62 @@ export const InboxService: GenService<{
     methodKind: "unary";
     input: typeof ReadAllInboxNotificationsRequestSchema;
     output: typeof ReadAllInboxNotificationsResponseSchema;
+  },
+  /**
+   * Archives, archives the read ones of, marks seen or deletes every notification (of these tags, of
+   * these ids) that exists when the call starts; notifications arriving meanwhile are left alone
+   * (REST: POST /v1/inbox/notifications/archive|read-archive|seen|delete; 204).
+   *
+   * @generated from rpc herald.v1.InboxService.UpdateAllInboxNotifications
+   */
+  updateAllInboxNotifications: {
+    methodKind: "unary";
+    input: typeof UpdateAllInboxNotificationsRequestSchema;
+    output: typeof UpdateAllInboxNotificationsResponseSchema;
+  },
+  /**
+   * Completes or reverts the primary or secondary action of a notification and returns it (REST:
+   * PATCH /v1/inbox/notifications/{id}/complete|revert).
+   *
+   * @generated from rpc herald.v1.InboxService.UpdateInboxNotificationAction
+   */
+  updateInboxNotificationAction: {
+    methodKind: "unary";
+    input: typeof UpdateInboxNotificationActionRequestSchema;
+    output: typeof UpdateInboxNotificationActionResponseSchema;
+  },
+  /**
+   * Deletes a notification for the subscriber: it leaves every list and count for good (REST: DELETE
+   * /v1/inbox/notifications/{id}; 204).
+   *
+   * @generated from rpc herald.v1.InboxService.DeleteInboxNotification
+   */
+  deleteInboxNotification: {
+    methodKind: "unary";
+    input: typeof DeleteInboxNotificationRequestSchema;
+    output: typeof DeleteInboxNotificationResponseSchema;
+  },
+  /**
+   * The subscriber's global preference and one per non-critical workflow, the same preferences the
+   * server API keeps (REST: GET /v1/inbox/preferences).
+   *
+   * @generated from rpc herald.v1.InboxService.ListInboxPreferences
+   */
+  listInboxPreferences: {
+    methodKind: "unary";
+    input: typeof ListInboxPreferencesRequestSchema;
+    output: typeof ListInboxPreferencesResponseSchema;
+  },
+  /**
+   * Changes the subscriber's global preference, or one workflow's, and returns it (REST: PATCH
+   * /v1/inbox/preferences and /v1/inbox/preferences/{workflowId}).
+   *
+   * @generated from rpc herald.v1.InboxService.UpdateInboxPreference
+   */
+  updateInboxPreference: {
+    methodKind: "unary";
+    input: typeof UpdateInboxPreferenceRequestSchema;
+    output: typeof UpdateInboxPreferenceResponseSchema;
   },
   /**
    * The subscriber's inbox events as they happen, each with the exact counts after it (REST: GET
