@@ -6,7 +6,7 @@ use std::pin::Pin;
 use futures_util::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
-use super::inbox_convert::{action_type, bulk_change, inbox_mark, list_response, saturating_count};
+use super::inbox_convert::{action_type, bulk_change, inbox_mark, list_response, saturating_count, with_position};
 use crate::auth::subscriber_of;
 use crate::domain::inbox::{self, InboxFilter, InboxSubscriber};
 use crate::domain::limits::check_bounds;
@@ -93,7 +93,8 @@ impl pb::inbox_service_server::InboxService for InboxGrpc {
         let mark = inbox_mark(&message, self.state.engine.clock.now())?;
         let mut conn = self.state.connection().await?;
         let marked = inbox::mark_inbox_notification(&mut conn, &subscriber, &message.notification_id, mark).await?;
-        Ok(Response::new(pb::MarkInboxNotificationResponse { data: Some(marked.into()) }))
+        let position = inbox::inbox_position(&mut conn, &subscriber).await?;
+        Ok(with_position(pb::MarkInboxNotificationResponse { data: Some(marked.into()) }, position))
     }
 
     async fn delete_inbox_notification(
@@ -103,7 +104,8 @@ impl pb::inbox_service_server::InboxService for InboxGrpc {
         let (subscriber, message) = accept_inbox(request)?;
         let mut conn = self.state.connection().await?;
         inbox::mark_inbox_notification(&mut conn, &subscriber, &message.notification_id, MarkAs::Delete).await?;
-        Ok(Response::new(pb::DeleteInboxNotificationResponse {}))
+        let position = inbox::inbox_position(&mut conn, &subscriber).await?;
+        Ok(with_position(pb::DeleteInboxNotificationResponse {}, position))
     }
 
     async fn update_inbox_notification_action(
@@ -124,7 +126,8 @@ impl pb::inbox_service_server::InboxService for InboxGrpc {
             message.completed,
         )
         .await?;
-        Ok(Response::new(pb::UpdateInboxNotificationActionResponse { data: Some(changed.into()) }))
+        let position = inbox::inbox_position(&mut conn, &subscriber).await?;
+        Ok(with_position(pb::UpdateInboxNotificationActionResponse { data: Some(changed.into()) }, position))
     }
 
     async fn update_all_inbox_notifications(
@@ -146,7 +149,9 @@ impl pb::inbox_service_server::InboxService for InboxGrpc {
             &message.notification_ids,
         )
         .await?;
-        Ok(Response::new(pb::UpdateAllInboxNotificationsResponse { updated: saturating_count(updated as i64) }))
+        let position = inbox::inbox_position(&mut conn, &subscriber).await?;
+        let response = pb::UpdateAllInboxNotificationsResponse { updated: saturating_count(updated as i64) };
+        Ok(with_position(response, position))
     }
 
     async fn list_inbox_preferences(
@@ -184,6 +189,8 @@ impl pb::inbox_service_server::InboxService for InboxGrpc {
         let (subscriber, message) = accept_inbox(request)?;
         let mut conn = self.state.connection().await?;
         let updated = inbox::read_all_inbox_notifications(&mut conn, &subscriber, message.tags).await?;
-        Ok(Response::new(pb::ReadAllInboxNotificationsResponse { updated: saturating_count(updated as i64) }))
+        let position = inbox::inbox_position(&mut conn, &subscriber).await?;
+        let response = pb::ReadAllInboxNotificationsResponse { updated: saturating_count(updated as i64) };
+        Ok(with_position(response, position))
     }
 }

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::domain::inbox::{
     is_completed, snooze_until, ActionType, BulkChange, InboxEvent, InboxEventKind, InboxFilter, InboxPage,
-    InboxPreference, InboxQuery, Session, SessionRequest, INBOX_CHANNEL,
+    InboxPosition, InboxPreference, InboxQuery, Session, SessionRequest, INBOX_CHANNEL,
 };
 use crate::domain::messages::{MarkAs, Message};
 use crate::domain::subscribers::NewSubscriber;
@@ -58,6 +58,23 @@ impl From<Session> for pb::InboxSession {
 /// (a subscriber with more in-app notifications than that reads 2^31 - 1).
 pub fn saturating_count(count: i64) -> i32 {
     i32::try_from(count).unwrap_or(i32::MAX)
+}
+
+/// The metadata (gRPC) and headers (REST) with which every inbox change answers where the inbox stands
+/// right after it: the exact unread and unseen counts, and the latest event number they are the counts
+/// of (the stream's `id:`), so a badge needs no second call and a client can tell them from older ones.
+/// Metadata, not fields: the reference service's answers (a notification, or 204) keep their shape.
+pub const POSITION_METADATA: [&str; 3] =
+    ["herald-inbox-unread-count", "herald-inbox-unseen-count", "herald-inbox-last-event-id"];
+
+/// `message` answered with the inbox's `position` in its metadata.
+pub fn with_position<T>(message: T, position: InboxPosition) -> tonic::Response<T> {
+    let mut response = tonic::Response::new(message);
+    let values = [position.counts.unread, position.counts.unseen, position.last_event_id];
+    for (name, value) in POSITION_METADATA.into_iter().zip(values) {
+        response.metadata_mut().insert(name, value.into());
+    }
+    response
 }
 
 impl From<pb::InboxFilter> for InboxFilter {

@@ -15,6 +15,7 @@ use super::{json_response, JsonBody, RestResult};
 use crate::domain::inbox::{InboxSubscriber, MAX_FILTERS, MAX_LIMIT};
 use crate::domain::validation::Validator;
 use crate::error::AppError;
+use crate::grpc::inbox_convert::POSITION_METADATA;
 use crate::grpc::Services;
 use crate::openapi::schemas::{input, limited_text, output, reference};
 use crate::openapi::{ApiRoutes, Operation, Reshape};
@@ -161,6 +162,28 @@ pub fn routes() -> ApiRoutes<Services> {
     routes
 }
 
+/// The 200 of a change that answers the notification, with where the inbox stands after it as headers.
+pub(super) fn changed_notification<T: serde::Serialize>(response: tonic::Response<T>) -> axum::response::Response {
+    let headers = position_headers(response.metadata());
+    (headers, json_response(StatusCode::OK, response.get_ref())).into_response()
+}
+
+/// The 204 of a change, with where the inbox stands after it as headers.
+pub(super) fn changed_without_body<T>(response: tonic::Response<T>) -> axum::response::Response {
+    (position_headers(response.metadata()), StatusCode::NO_CONTENT).into_response()
+}
+
+/// The position metadata of a change's gRPC answer ([`POSITION_METADATA`]), as REST headers.
+fn position_headers(metadata: &tonic::metadata::MetadataMap) -> http::HeaderMap {
+    POSITION_METADATA
+        .into_iter()
+        .filter_map(|name| {
+            let value = metadata.get(name)?.to_str().ok()?.parse().ok()?;
+            Some((http::HeaderName::from_static(name), value))
+        })
+        .collect()
+}
+
 /// Wraps an inbox call's message as a tonic request carrying the session's subscriber, as the
 /// authentication middleware would have for a gRPC call.
 pub(super) fn inbox_request<T>(subscriber: InboxSubscriber, message: T) -> tonic::Request<T> {
@@ -227,7 +250,7 @@ async fn mark_inbox_notification(
 ) -> RestResult {
     let request = pb::MarkInboxNotificationRequest { notification_id, mark: mark.into(), snooze_until: None };
     let response = services.inbox.mark_inbox_notification(inbox_request(subscriber, request)).await?;
-    Ok(json_response(StatusCode::OK, &response.into_inner()))
+    Ok(changed_notification(response))
 }
 
 async fn read_inbox_notification(
@@ -274,7 +297,7 @@ async fn snooze_inbox_notification(
         snooze_until: body.snooze_until,
     };
     let response = services.inbox.mark_inbox_notification(inbox_request(subscriber, request)).await?;
-    Ok(json_response(StatusCode::OK, &response.into_inner()))
+    Ok(changed_notification(response))
 }
 
 async fn unsnooze_inbox_notification(
@@ -296,7 +319,7 @@ async fn update_inbox_notification_action(
     let request =
         pb::UpdateInboxNotificationActionRequest { notification_id, action_type: body.action_type, completed };
     let response = services.inbox.update_inbox_notification_action(inbox_request(subscriber, request)).await?;
-    Ok(json_response(StatusCode::OK, &response.into_inner()))
+    Ok(changed_notification(response))
 }
 
 async fn complete_inbox_notification_action(
@@ -323,6 +346,6 @@ async fn delete_inbox_notification(
     Path(notification_id): Path<String>,
 ) -> RestResult {
     let request = pb::DeleteInboxNotificationRequest { notification_id };
-    services.inbox.delete_inbox_notification(inbox_request(subscriber, request)).await?;
-    Ok(StatusCode::NO_CONTENT.into_response())
+    let response = services.inbox.delete_inbox_notification(inbox_request(subscriber, request)).await?;
+    Ok(changed_without_body(response))
 }

@@ -3,12 +3,10 @@
 //! alone the notifications that arrive while it runs.
 
 use axum::extract::State;
-use axum::response::IntoResponse;
 use axum::Extension;
-use http::StatusCode;
 use serde_json::json;
 
-use super::inbox::{inbox_request, TAG};
+use super::inbox::{changed_without_body, inbox_request, TAG};
 use super::{JsonBody, RestResult};
 use crate::domain::inbox::{InboxSubscriber, MAX_BULK_IDS};
 use crate::grpc::Services;
@@ -89,8 +87,8 @@ async fn read_all_inbox_notifications(
     Extension(subscriber): Extension<InboxSubscriber>,
     JsonBody(request): JsonBody<pb::ReadAllInboxNotificationsRequest>,
 ) -> RestResult {
-    services.inbox.read_all_inbox_notifications(inbox_request(subscriber, request)).await?;
-    Ok(StatusCode::NO_CONTENT.into_response())
+    let response = services.inbox.read_all_inbox_notifications(inbox_request(subscriber, request)).await?;
+    Ok(changed_without_body(response))
 }
 
 /// What the bulk routes share; each names its change.
@@ -101,8 +99,8 @@ async fn update_all_inbox_notifications(
     change: InboxBulkChange,
 ) -> RestResult {
     let request = pb::UpdateAllInboxNotificationsRequest { change: change.into(), ..body };
-    services.inbox.update_all_inbox_notifications(inbox_request(subscriber, request)).await?;
-    Ok(StatusCode::NO_CONTENT.into_response())
+    let response = services.inbox.update_all_inbox_notifications(inbox_request(subscriber, request)).await?;
+    Ok(changed_without_body(response))
 }
 
 async fn archive_all_inbox_notifications(

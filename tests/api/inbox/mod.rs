@@ -7,6 +7,7 @@ mod bulk;
 mod events;
 mod marking;
 mod notifications;
+mod positions;
 mod preferences;
 mod session;
 mod snooze;

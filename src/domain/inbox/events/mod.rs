@@ -16,4 +16,4 @@ mod stream;
 
 pub use feed::InboxFeed;
 pub use log::{record_inbox_events, InboxChange};
-pub use stream::{inbox_events, InboxCounts, InboxEvent, InboxEventKind};
+pub use stream::{inbox_events, inbox_position, InboxCounts, InboxEvent, InboxEventKind, InboxPosition};

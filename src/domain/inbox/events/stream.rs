@@ -109,14 +109,55 @@ pub fn inbox_events(
     ReceiverStream::new(receiver)
 }
 
+/// Where a subscriber's inbox stands: its latest event number and its counts right after that event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InboxPosition {
+    pub last_event_id: i64,
+    pub counts: InboxCounts,
+}
+
 #[derive(QueryableByName)]
-struct Position {
+struct PositionRow {
     #[diesel(sql_type = BigInt)]
     last_seq: i64,
     #[diesel(sql_type = BigInt)]
     unread: i64,
     #[diesel(sql_type = BigInt)]
     unseen: i64,
+}
+
+impl From<PositionRow> for InboxPosition {
+    fn from(row: PositionRow) -> Self {
+        Self { last_event_id: row.last_seq, counts: InboxCounts { unread: row.unread, unseen: row.unseen } }
+    }
+}
+
+/// The query of a [`PositionRow`] (and `extra_columns`) of the subscriber `$2`, `$3`; `$1` is the inbox
+/// channel. One statement: the number and the counts come from one snapshot.
+fn position_query(extra_columns: &str) -> String {
+    format!(
+        "SELECT coalesce(s.last_seq, 0) AS last_seq, c.unread, c.unseen{extra_columns}
+         FROM (SELECT $2::uuid AS environment_id, $3::uuid AS subscriber_id) t
+         LEFT JOIN inbox_sequences s ON s.environment_id = t.environment_id AND s.subscriber_id = t.subscriber_id
+         CROSS JOIN {COUNTS_SQL}"
+    )
+}
+
+/// Where the subscriber's inbox stands now: what every inbox change answers besides its own result.
+pub async fn inbox_position(conn: &mut AsyncPgConnection, subscriber: &InboxSubscriber) -> AppResult<InboxPosition> {
+    let row: PositionRow = diesel::sql_query(position_query(""))
+        .bind::<Text, _>(INBOX_CHANNEL)
+        .bind::<SqlUuid, _>(subscriber.tenant.environment_id)
+        .bind::<SqlUuid, _>(subscriber.id)
+        .get_result(conn)
+        .await?;
+    Ok(row.into())
+}
+
+#[derive(QueryableByName)]
+struct Start {
+    #[diesel(embed)]
+    position: PositionRow,
     #[diesel(sql_type = diesel::sql_types::Bool)]
     next_retained: bool,
 }
@@ -132,18 +173,14 @@ async fn start(
     let mut conn = pool.get().await?;
     let resume = last_event_id.unwrap_or(-1);
     // One snapshot for the latest number and the counts, so the counts are those right after it.
-    let position: Position = conn
+    let start: Start = conn
         .build_transaction()
         .repeatable_read()
         .read_only()
         .run::<_, AppError, _>(async |conn| {
-            let query = format!(
-                "SELECT coalesce(s.last_seq, 0) AS last_seq, c.unread, c.unseen,
-                        EXISTS (SELECT 1 FROM inbox_events e WHERE e.environment_id = t.environment_id
-                                AND e.subscriber_id = t.subscriber_id AND e.seq = $4 + 1) AS next_retained
-                 FROM (SELECT $2::uuid AS environment_id, $3::uuid AS subscriber_id) t
-                 LEFT JOIN inbox_sequences s ON s.environment_id = t.environment_id AND s.subscriber_id = t.subscriber_id
-                 CROSS JOIN {COUNTS_SQL}"
+            let query = position_query(
+                ", EXISTS (SELECT 1 FROM inbox_events e WHERE e.environment_id = t.environment_id
+                           AND e.subscriber_id = t.subscriber_id AND e.seq = $4 + 1) AS next_retained",
             );
             Ok(diesel::sql_query(query)
                 .bind::<Text, _>(INBOX_CHANNEL)
@@ -154,15 +191,15 @@ async fn start(
                 .await?)
         })
         .await?;
-    let resumable =
-        last_event_id.is_some_and(|id| id == position.last_seq || (id < position.last_seq && position.next_retained));
+    let position = InboxPosition::from(start.position);
+    let last = position.last_event_id;
+    let resumable = last_event_id.is_some_and(|id| id == last || (id < last && start.next_retained));
     if resumable {
         return Ok((resume, None));
     }
     let kind = if last_event_id.is_some() { InboxEventKind::Reset } else { InboxEventKind::Counts };
-    let counts = InboxCounts { unread: position.unread, unseen: position.unseen };
-    let event = InboxEvent { seq: position.last_seq, kind, change: None, notification: None, counts };
-    Ok((position.last_seq, Some(event)))
+    let event = InboxEvent { seq: last, kind, change: None, notification: None, counts: position.counts };
+    Ok((last, Some(event)))
 }
 
 #[derive(QueryableByName)]

@@ -1,0 +1,92 @@
+//! Every change answers where the inbox stands after it: the exact unread and unseen counts and the
+//! latest event number, as headers (REST) and metadata (gRPC), so a badge needs no second call.
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use super::{counts_of, minutes_ago, Inbox};
+use crate::support::http_client;
+
+/// The answer's status and its `(unread, unseen, last event id)` headers.
+async fn change(inbox: &Inbox, token: &str, method: Method, path: &str, body: Option<Value>) -> (u16, [i64; 3]) {
+    let mut request =
+        http_client().request(method, inbox.server.url(path)).header("authorization", format!("Bearer {token}"));
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.unwrap();
+    let header = |name: &str| -> i64 {
+        let value = response.headers().get(name).unwrap_or_else(|| panic!("{path} answers {name}"));
+        value.to_str().unwrap().parse().unwrap()
+    };
+    let position = [
+        header("herald-inbox-unread-count"),
+        header("herald-inbox-unseen-count"),
+        header("herald-inbox-last-event-id"),
+    ];
+    (response.status().as_u16(), position)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn each_change_answers_the_exact_counts_and_the_event_they_follow() {
+    let inbox = Inbox::start(json!({})).await;
+    let first = inbox.notify(&inbox.ada, minutes_ago(4)).await;
+    let second = inbox.notify(&inbox.ada, minutes_ago(3)).await;
+    let third = inbox.notify(&inbox.ada, minutes_ago(2)).await;
+    let fourth = inbox.notify(&inbox.ada, minutes_ago(1)).await;
+    inbox.notify(&inbox.bob, minutes_ago(1)).await;
+    let token = inbox.token("ada").await;
+    let path = |id: uuid::Uuid, action: &str| format!("/v1/inbox/notifications/{id}/{action}");
+
+    // Reading one marks it seen as well.
+    let answer = change(&inbox, &token, Method::PATCH, &path(first, "read"), None).await;
+    assert_eq!(answer, (200, [3, 3, 1]));
+    let answer = change(&inbox, &token, Method::PATCH, &path(second, "archive"), None).await;
+    assert_eq!(answer, (200, [2, 2, 2]), "an archived notification leaves the counts");
+    let until = (chrono::Utc::now() + chrono::TimeDelta::hours(1)).to_rfc3339();
+    let answer =
+        change(&inbox, &token, Method::PATCH, &path(third, "snooze"), Some(json!({"snoozeUntil": until}))).await;
+    assert_eq!(answer, (200, [1, 1, 3]), "so does a snoozed one");
+    let answer = change(&inbox, &token, Method::POST, "/v1/inbox/notifications/seen", Some(json!({}))).await;
+    // One event per notification it changed: the one shown and the archived one (the snoozed one is
+    // out of the inbox until it comes back).
+    assert_eq!(answer, (204, [1, 0, 5]), "seen by a bulk change");
+    let answer = change(&inbox, &token, Method::POST, "/v1/inbox/notifications/read", Some(json!({}))).await;
+    assert_eq!(answer, (204, [0, 0, 7]), "read: the one shown and the archived one");
+    let answer = change(&inbox, &token, Method::PATCH, &path(fourth, "unread"), None).await;
+    assert_eq!(answer, (200, [1, 0, 8]));
+    let answer = change(&inbox, &token, Method::DELETE, &format!("/v1/inbox/notifications/{fourth}"), None).await;
+    assert_eq!(answer, (204, [0, 0, 9]));
+    // A change that changes nothing writes no event and answers the same position.
+    let answer = change(&inbox, &token, Method::POST, "/v1/inbox/notifications/read", Some(json!({}))).await;
+    assert_eq!(answer, (204, [0, 0, 9]));
+    // What the answers said is what the counts say.
+    assert_eq!(counts_of(&inbox, &token, json!([{"read": false}, {"seen": false}])).await, vec![0, 0]);
+    let bob = inbox.token("bob").await;
+    assert_eq!(counts_of(&inbox, &bob, json!([{"read": false}])).await, vec![1], "another inbox is untouched");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn grpc_changes_answer_the_position_in_their_metadata() {
+    use herald::proto::herald::v1 as pb;
+    use pb::inbox_mark_enum::InboxMark;
+
+    let inbox = Inbox::start(json!({})).await;
+    let id = inbox.notify(&inbox.ada, minutes_ago(2)).await;
+    inbox.notify(&inbox.ada, minutes_ago(1)).await;
+    let token = inbox.token("ada").await;
+    let mut client = pb::inbox_service_client::InboxServiceClient::new(inbox.server.grpc_channel().await);
+    let message = pb::MarkInboxNotificationRequest {
+        notification_id: id.to_string(),
+        mark: InboxMark::Read.into(),
+        snooze_until: None,
+    };
+    let mut request = tonic::Request::new(message);
+    request.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    let response = client.mark_inbox_notification(request).await.unwrap();
+    let metadata = |name: &str| response.metadata().get(name).map(|value| value.to_str().unwrap().to_string());
+    assert_eq!(metadata("herald-inbox-unread-count").as_deref(), Some("1"));
+    assert_eq!(metadata("herald-inbox-unseen-count").as_deref(), Some("1"));
+    assert_eq!(metadata("herald-inbox-last-event-id").as_deref(), Some("1"));
+    assert!(response.into_inner().data.unwrap().is_read);
+}
