@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Benchmark of the inbox event stream (a measurement, not a test), on the release build and its private
+# cluster (issue 19's scale goals):
+#   1. the 401 baseline (GET /v1/environments/me without a key), for ratios measured in the same run;
+#   2. memory: Herald's RSS idle, then holding N idle SSE connections (default 10,000, over 100
+#      subscribers), each having received its opening `counts` event; keep-alives flow meanwhile;
+#   3. trigger-to-event latency: one stream per `live-*` subscriber (500), triggers of the seeded in-app
+#      `welcome` workflow at R/s (default 500) for 10 s over 32 keep-alive connections, each measured
+#      from its request being written to its `received` event arriving on the subscriber's stream.
+# Usage: scripts/bench-inbox-sse.sh [connections] [rate]   BENCH_PORT defaults to 3420 here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export BENCH_PORT=${BENCH_PORT:-3420}
+# shellcheck source=scripts/bench-start.sh
+source scripts/bench-start.sh
+connections=${1:-10000}
+rate=${2:-500}
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+
+sql() { psql -qAt "$database_url" -v ON_ERROR_STOP=1 -c "$1"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.4f", a / b; else print "n/a" }'; }
+rss_mb() { awk '$1 == "VmRSS:" { printf "%.0f", $2 / 1024 }' "/proc/$pid/status"; }
+
+unauthenticated=$("$target/release/loadgen" --url "$url" --json --request unauthenticated --concurrency 128 \
+  --triggers 50000 2>/dev/null | jq -r '.triggers.accepted_per_s')
+app=$(curl -sf -H "Authorization: ApiKey $HERALD_API_KEY" "$url/v1/environments/me" | jq -r .applicationIdentifier)
+
+# Seeding, not the API under test: the subscribers whose streams are opened.
+sql "INSERT INTO subscribers (id, environment_id, organization_id, subscriber_id)
+     SELECT gen_random_uuid(), e.id, e.organization_id, p || i
+     FROM environments e, generate_series(0, 499) i, (VALUES ('idle-'), ('live-')) v(p);"
+
+rss_idle=$(rss_mb)
+fifo=$(mktemp -u)
+mkfifo "$fifo"
+python3 scripts/bench_inbox_sse.py idle --url "$url" --app "$app" --idle "$connections" <"$fifo" >"$fifo.out" &
+client=$!
+exec 3>"$fifo" # holds the client's stdin open: it keeps its streams until this closes
+until [ -s "$fifo.out" ]; do
+  kill -0 "$client" 2>/dev/null || { echo "the idle client failed" >&2; exit 1; }
+  sleep 0.5
+done
+opened=$(jq -r .opened "$fifo.out")
+sleep 20 # keep-alives go out every 15 s
+rss_held=$(rss_mb)
+exec 3>&-
+wait "$client" || true
+rm -f "$fifo" "$fifo.out"
+
+latency=$(python3 scripts/bench_inbox_sse.py latency --url "$url" --app "$app" --subscribers 500 --rate "$rate")
+
+cat <<REPORT
+| inbox SSE benchmark | value |
+|---|---|
+| unauthenticated 401 baseline | ${unauthenticated} req/s |
+| idle streams opened (each got its counts event) | ${opened} of ${connections} |
+| Herald RSS idle → holding them (after 20 s of keep-alives) | ${rss_idle} MB → ${rss_held} MB (+$((rss_held - rss_idle)) MB) |
+| trigger → received event at ${rate}/s | $(echo "$latency" | jq -r '"p50 \(.p50_ms) ms, p99 \(.p99_ms) ms, max \(.max_ms) ms (\(.events) of \(.triggers) events, \(.refused) refused)"') |
+| trigger rate ÷ 401 rate | $(ratio "$rate" "$unauthenticated") |
+REPORT
