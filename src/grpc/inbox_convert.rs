@@ -258,7 +258,7 @@ impl From<InboxEvent> for pb::InboxEvent {
             id: event.seq,
             kind: kind.into(),
             change: event.change,
-            notification: event.notification.map(Into::into),
+            notification: event.notification.map(|message| (*message).into()),
             unread_count: saturating_count(event.counts.unread),
             unseen_count: saturating_count(event.counts.unseen),
         }

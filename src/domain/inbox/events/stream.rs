@@ -52,8 +52,10 @@ pub struct InboxEvent {
     pub kind: InboxEventKind,
     /// For `Changed`: the mark (`read`, `archive`, …).
     pub change: Option<String>,
-    /// The message as it is now; `None` for reset and counts, and once retention deleted it.
-    pub notification: Option<Message>,
+    /// The message as it is now; `None` for reset and counts, and once retention deleted it. Boxed: a
+    /// message is most of a kilobyte, and each stream's channel allocates its slots up front (a block
+    /// of 32), which made an idle stream cost ~30 KB (`scripts/bench-inbox-sse.sh`).
+    pub notification: Option<Box<Message>>,
     /// The counts right after the event.
     pub counts: InboxCounts,
 }
@@ -242,7 +244,7 @@ async fn read_after(pool: &DbPool, subscriber: &InboxSubscriber, last: i64) -> A
             kind: if row.kind == "received" { InboxEventKind::Received } else { InboxEventKind::Changed },
             change: row.change,
             // A message with several events in the page is as it is now in each.
-            notification: notifications.get(&row.message_id).cloned(),
+            notification: notifications.get(&row.message_id).cloned().map(Box::new),
             counts: InboxCounts { unread: row.unread_count, unseen: row.unseen_count },
         })
         .collect())
