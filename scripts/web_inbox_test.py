@@ -110,6 +110,8 @@ def main():
         # The zero-configuration run: the demo page's default is the seeded environment.
         with urllib.request.urlopen(URL + "/inbox/demo", timeout=10) as response:
             assert f'data-default-application="{application}"' in response.read().decode(), "demo default"
+        demo = api("GET", "/v2/subscribers/inbox-demo")
+        assert demo["subscriberId"] == "inbox-demo", "the demo subscriber exists"
     with urllib.request.urlopen(URL + "/inbox/herald-inbox.js", timeout=10) as response:
         assert response.headers["content-type"].startswith("text/javascript"), response.headers["content-type"]
 

@@ -149,8 +149,9 @@ class HeraldInbox extends HTMLElement {
     try {
       await this.openSession();
       if (generation !== this.generation) return;
+      // The stream first: its `counts` event (the resume point) loads the list, so nothing that
+      // arrives between the two is missed.
       this.lastEventId = null;
-      await this.reload();
       this.connect();
     } catch (error) {
       this.fail(error);
@@ -234,7 +235,7 @@ class HeraldInbox extends HTMLElement {
 
   onEvent(kind, event) {
     if (typeof event.unreadCount === "number") this.setUnread(event.unreadCount);
-    if (kind === "reset") {
+    if (kind === "reset" || kind === "counts") {
       this.reload().catch((error) => this.fail(error));
       return;
     }

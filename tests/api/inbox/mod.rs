@@ -10,6 +10,7 @@ mod notifications;
 mod preferences;
 mod session;
 mod snooze;
+mod web;
 
 use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
