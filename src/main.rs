@@ -88,6 +88,8 @@ async fn serve(settings: &GlobalSettings, engine_settings: &EngineSettings, data
     let cipher = CredentialCipher::load(settings.secret_key.as_deref(), &settings.database.data_dir)?;
     if database.local_cluster.is_some() {
         bootstrap::first_start(&database.pool, &cipher, &settings.database.data_dir).await?;
+        // Only here: the demo page names the seeded environment, which a shared database has not.
+        herald::rest::prepare_inbox_demo(&database.pool).await?;
     }
     let listener = if engine_settings.role.serves_api() {
         Some(tokio::net::TcpListener::bind(settings.addr).await?)

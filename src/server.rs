@@ -44,6 +44,8 @@ pub fn router(
     let webhooks = rest_handling(rest::webhook_routes().with_state(state.clone()));
     // The document and its page are open, like the health routes.
     let documentation = rest_handling(openapi::routes().with_state(document));
+    // So are the inbox web component and its demo page: they carry no secret.
+    let inbox_web = rest_handling(rest::inbox_web_routes().with_state(()));
     let idempotency = from_fn_with_state(state.clone(), idempotency::guard);
     let rate_limit = from_fn_with_state(state.clone(), rate_limit::limit);
     let authenticate = from_fn_with_state(state.clone(), auth::authenticate);
@@ -105,6 +107,7 @@ pub fn router(
         .merge(inbox_events)
         .merge(webhooks)
         .merge(documentation)
+        .merge(inbox_web)
         .fallback(not_found_fallback)
         .layer(from_fn_with_state(metrics, record_request))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID_HEADER))
@@ -155,6 +158,7 @@ pub fn api_document() -> serde_json::Value {
     declarations.add(&rest::webhook_routes());
     declarations.add(&Health::declared_routes());
     declarations.add(&openapi::routes());
+    declarations.add(&rest::inbox_web_routes());
     declarations.document()
 }
 

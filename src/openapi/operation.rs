@@ -116,6 +116,12 @@ impl Operation {
         self
     }
 
+    /// A success answer with a text body of this media type (a script, a stylesheet).
+    pub fn answers_text(mut self, status: u16, media: &'static str) -> Self {
+        self.answers.push((status, Some((media, json!({"type": "string"})))));
+        self
+    }
+
     /// A success answer streaming Server-Sent Events.
     pub fn answers_event_stream(mut self, status: u16) -> Self {
         self.answers.push((status, Some(("text/event-stream", json!({"type": "string"})))));

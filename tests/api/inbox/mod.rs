@@ -11,6 +11,7 @@ mod positions;
 mod preferences;
 mod session;
 mod snooze;
+mod web;
 
 use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
