@@ -95,7 +95,7 @@ async fn a_scheduled_delay_in_the_past_runs_at_once_and_a_missing_date_cancels_t
 #[tokio::test(flavor = "multi_thread")]
 async fn every_unit_counts_as_documented_and_scheduled_dates_are_read_from_the_payload() {
     let server = TestServer::start().await;
-    server.clock.set(chrono::DateTime::parse_from_rfc3339("2026-01-31T10:00:00Z").unwrap().into());
+    let ten_o_clock = chrono::DateTime::parse_from_rfc3339("2026-01-31T10:00:00Z").unwrap().into();
     let units = [
         ("seconds", 30, "2026-01-31T10:00:30Z"),
         ("minutes", 5, "2026-01-31T10:05:00Z"),
@@ -109,6 +109,9 @@ async fn every_unit_counts_as_documented_and_scheduled_dates_are_read_from_the_p
         let identifier = format!("wait-{unit}");
         let delay = json!({"name": "Wait", "type": "delay", "controlValues": {"type": "regular", "amount": amount, "unit": unit}});
         create_workflow(&server, &identifier, json!([delay, in_app_step()])).await;
+        // The clock runs on from where it is set: set right before each trigger, a loaded machine's
+        // seconds between the triggers do not move the dates.
+        server.clock.set(ten_o_clock);
         let transaction_id = trigger_processed(&server, json!({"name": identifier, "to": "ada"})).await;
         waiting.push((transaction_id, format!("Delayed until {until}")));
     }
