@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use crate::auth::ApiKeyCache;
 use crate::crypto::CredentialCipher;
-use crate::db::{DbConn, DbPool};
+use crate::db::request::Connection;
+use crate::db::DbPool;
 use crate::domain::inbox::{InboxFeed, SessionTokens};
 use crate::domain::tenancy::EnvironmentCache;
 use crate::engine::delivery_status::SnsCertificates;
@@ -51,9 +52,10 @@ impl AppState {
         Self(Arc::new(shared))
     }
 
-    /// A pooled connection; an unreachable database is a 503.
-    pub async fn connection(&self) -> Result<DbConn, AppError> {
-        Ok(self.pool.get().await?)
+    /// A connection: the request's own when it runs in a transaction of its own (a keyed write, see
+    /// `crate::db::request`), else a pooled one; an unreachable database is a 503.
+    pub async fn connection(&self) -> Result<Connection, AppError> {
+        Connection::of_request_or(&self.pool).await
     }
 }
 

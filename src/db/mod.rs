@@ -3,6 +3,7 @@
 pub mod batch;
 pub mod local_cluster;
 mod pool;
+pub mod request;
 pub mod schema;
 pub mod schema_domain;
 pub mod unnest;

@@ -4,11 +4,21 @@ use serde_json::Value;
 use tonic::{Request, Response, Status};
 
 use super::accept;
+use crate::db::request::after_commit;
 use crate::domain::workflows::{self as domain, WorkflowQuery};
 use crate::error::{AppError, AppResult};
 use crate::proto::herald::v1 as pb;
 
 super::service_shell!(WorkflowsGrpc);
+
+impl WorkflowsGrpc {
+    /// Triggers read definitions from a cache: it forgets them once this write is visible (after the
+    /// commit of a keyed request's transaction; a lookup before that reads the old definition again).
+    async fn forget_cached_workflows(&self) {
+        let workflows = self.state.engine.workflows.clone();
+        after_commit(async move { workflows.invalidate() }).await;
+    }
+}
 
 fn missing_workflow() -> AppError {
     AppError::invalid_field("workflow", "the workflow definition is required", Value::Null)
@@ -24,7 +34,7 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
         let input = message.workflow.ok_or_else(missing_workflow)?;
         let mut conn = self.state.connection().await?;
         let created = domain::create_workflow(&mut conn, tenant, input.into()).await?;
-        self.state.engine.workflows.invalidate();
+        self.forget_cached_workflows().await;
         Ok(Response::new(pb::CreateWorkflowResponse { workflow: Some((&created).try_into()?) }))
     }
 
@@ -63,7 +73,7 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
         let input = message.workflow.ok_or_else(missing_workflow)?;
         let mut conn = self.state.connection().await?;
         let updated = domain::update_workflow(&mut conn, tenant, &message.workflow_id, input.into()).await?;
-        self.state.engine.workflows.invalidate();
+        self.forget_cached_workflows().await;
         Ok(Response::new(pb::UpdateWorkflowResponse { workflow: Some((&updated).try_into()?) }))
     }
 
@@ -74,7 +84,7 @@ impl pb::workflows_service_server::WorkflowsService for WorkflowsGrpc {
         let (tenant, message) = accept(request)?;
         let mut conn = self.state.connection().await?;
         domain::delete_workflow(&mut conn, tenant, &message.workflow_id).await?;
-        self.state.engine.workflows.invalidate();
+        self.forget_cached_workflows().await;
         Ok(Response::new(pb::DeleteWorkflowResponse {}))
     }
 }

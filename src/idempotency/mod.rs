@@ -2,17 +2,20 @@
 //! retried POST, PUT, PATCH or DELETE runs once. One middleware serves both transports, after
 //! authentication (keys are scoped to the caller's environment, and an inbox caller's to its subscriber):
 //!
-//! - the first request with a key claims it (a row with the hash of method, path and body, no answer:
-//!   in progress), runs, and stores its answer (status, headers, body, and gRPC trailers) byte for byte;
+//! - the first request with a key runs, and its answer (status, headers, body, and gRPC trailers) is
+//!   stored byte for byte;
 //! - the same request again within [`TIME_TO_LIVE`] gets that answer with `Idempotency-Replay: true`
 //!   and runs nothing; while the first is still running it gets a 409; another request with the same
 //!   key gets a 422; a key over [`MAX_KEY_CHARS`] is a 400;
-//! - a server error (5xx, or a gRPC status a client retries) is not stored: the key is freed.
+//! - a server error (5xx, or a gRPC status a client retries) is not stored: a retry runs again.
 //!
-//! The claim commits before the request's own writes and the answer after them, so a crash at any
-//! point leaves neither work done under no key nor a key saying "done" for work not done; a key whose
-//! request was cut short by a crash stays in progress (409) until it expires. The request runs in a
-//! task of its own, so a client that hangs up does not cut it short either.
+//! A keyed request runs in one transaction with the storing of its answer (`crate::db::request`): the
+//! key is held by an advisory lock of that transaction, the request's writes (a trigger included: it
+//! leaves the group commit for this transaction) happen in a savepoint, and the answer is written
+//! before the one commit. A crash at any point therefore loses the work and the key together, and the
+//! retry runs afresh; there is never work without its key, a key answered for work not done, or a key
+//! left "in progress". The request runs in a task of its own, so a client that hangs up does not cut
+//! it short either.
 
 mod store;
 
@@ -21,18 +24,21 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use chrono::TimeDelta;
+use futures_util::FutureExt;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use http_body_util::{BodyExt, Full};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use std::panic::AssertUnwindSafe;
 use tracing::Instrument;
 
 use crate::app::{AppState, MAX_REQUEST_BYTES};
+use crate::db::request::RequestTransaction;
 use crate::domain::inbox::InboxSubscriber;
 use crate::domain::tenancy::Tenant;
 use crate::error::render::{is_grpc, render_error, Rendered};
 use crate::error::AppError;
-pub use store::{Claim, StoredAnswer};
+pub use store::{Claim, KeyUse, StoredAnswer};
 
 /// The request header (gRPC metadata keys are the same header, lowercase on the wire).
 pub const KEY_HEADER: HeaderName = HeaderName::from_static("idempotency-key");
@@ -53,9 +59,10 @@ const RETRIED_GRPC_CODES: [tonic::Code; 8] = [
     tonic::Code::Unavailable,
     tonic::Code::DataLoss,
 ];
-/// Reads that gRPC carries as a POST and that run without a key's promise: a server stream never
-/// ends, so its answer could never be stored.
-const UNKEYED_GRPC_PATHS: [&str; 1] = ["/herald.v1.InboxService/StreamInboxEvents"];
+/// gRPC carries every call as a POST: the methods named so are reads, which run without a key's
+/// promise as a REST GET does (a server stream, which never ends, could not even have its answer
+/// stored).
+const GRPC_READ_PREFIXES: [&str; 5] = ["Get", "List", "Count", "Search", "Stream"];
 /// Headers an answer gets again on every delivery, not stored with it.
 const UNSTORED_HEADERS: [HeaderName; 3] =
     [http::header::CONTENT_LENGTH, http::header::TRANSFER_ENCODING, http::header::DATE];
@@ -72,7 +79,7 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
         return next.run(request).await;
     }
     let grpc = is_grpc(&request);
-    if grpc && UNKEYED_GRPC_PATHS.contains(&request.uri().path()) {
+    if grpc && is_grpc_read(request.uri().path()) {
         return next.run(request).await;
     }
     match run_once(state, tenant, &key, request, next).await {
@@ -102,25 +109,27 @@ async fn run_once(
     let body = axum::body::to_bytes(body, MAX_REQUEST_BYTES + 5)
         .await
         .map_err(|_| AppError::PayloadTooLarge("Request body is too large".into()))?;
-    let hash = request_hash(&parts.method, parts.uri.path_and_query().map_or("", |path| path.as_str()), &body);
+    let request_hash = request_hash(&parts.method, parts.uri.path_and_query().map_or("", |path| path.as_str()), &body);
     let now = state.engine.clock.now();
-    let claim = {
-        let mut conn = state.connection().await?;
-        store::claim(&mut conn, tenant.environment_id, &key, &hash, now, now + TIME_TO_LIVE).await?
+    let used = KeyUse { environment_id: tenant.environment_id, key, request_hash, now, expires_at: now + TIME_TO_LIVE };
+    let transaction = RequestTransaction::begin(state.pool.get().await?).await?;
+    let claim = store::claim(&mut *transaction.connection().await, &used).await;
+    let refusal = match claim {
+        Ok(Claim::Fresh) => None,
+        Ok(Claim::Done(answer)) => Some(Ok(replay(answer))),
+        Ok(Claim::InFlight) => Some(Err(AppError::Conflict(format!(
+            "A request with Idempotency-Key {} is still in progress; retry once it has answered",
+            used.key
+        )))),
+        Ok(Claim::Mismatch) => Some(Err(AppError::Unprocessable(format!(
+            "Idempotency-Key {} was already used for another request (method, path or body differ)",
+            used.key
+        )))),
+        Err(error) => Some(Err(error)),
     };
-    match claim {
-        Claim::Fresh => {}
-        Claim::Done(answer) => return Ok(replay(answer)),
-        Claim::InFlight => {
-            return Err(AppError::Conflict(format!(
-                "A request with Idempotency-Key {key} is still in progress; retry once it has answered"
-            )))
-        }
-        Claim::Mismatch => {
-            return Err(AppError::Unprocessable(format!(
-                "Idempotency-Key {key} was already used for another request (method, path or body differ)"
-            )))
-        }
+    if let Some(answer) = refusal {
+        transaction.rollback().await;
+        return answer;
     }
     let request = Request::from_parts(parts, Body::from(body));
     let method = request.method().clone();
@@ -128,17 +137,42 @@ async fn run_once(
     // In the request's span, so its log lines keep the request id and environment.
     let running = tokio::spawn(
         async move {
-            let response = next.run(request).await;
-            let response = if grpc { response } else { render_error(response, &method, &path) };
-            record(&state, tenant, &key, grpc, response).await
+            let ran = AssertUnwindSafe(transaction.run(async {
+                let response = next.run(request).await;
+                if grpc {
+                    response
+                } else {
+                    render_error(response, &method, &path)
+                }
+            }))
+            .catch_unwind()
+            .await;
+            match ran {
+                Ok(Ok(response)) => record(transaction, &used, grpc, response).await,
+                Ok(Err(error)) => {
+                    transaction.rollback().await;
+                    Err(error)
+                }
+                // A panic rolls back at once: the connection must not go back to the pool holding
+                // the key's lock and the request's row locks. The panic layer then answers 500.
+                Err(panic) => {
+                    transaction.rollback().await;
+                    std::panic::resume_unwind(panic)
+                }
+            }
         }
         .in_current_span(),
     );
     match running.await {
-        Ok(response) => Ok(response),
-        // A panic: the key stays claimed (the request may have written); the panic layer answers 500.
+        Ok(answer) => answer,
         Err(failure) => std::panic::resume_unwind(failure.into_panic()),
     }
+}
+
+/// Whether a gRPC path (`/package.Service/Method`) names a read.
+fn is_grpc_read(path: &str) -> bool {
+    let method = path.rsplit('/').next().unwrap_or_default();
+    GRPC_READ_PREFIXES.iter().any(|prefix| method.starts_with(prefix))
 }
 
 /// The key as text: visible ASCII, 1 to [`MAX_KEY_CHARS`] characters.
@@ -161,46 +195,82 @@ fn request_hash(method: &Method, path_and_query: &str, body: &[u8]) -> Vec<u8> {
     hasher.finalize().to_vec()
 }
 
-/// Stores the answer (or frees the key after a server error) and hands the answer on.
-async fn record(state: &AppState, tenant: Tenant, key: &str, grpc: bool, response: Response) -> Response {
+/// Ends the request's transaction as its answer says, and hands the answer on:
+/// - a server error (or a gRPC status clients retry) rolls back and stores nothing: a retry runs again;
+/// - a refusal (4xx, or any other gRPC error) changed nothing: its writes (if any) are undone and the
+///   answer alone is stored;
+/// - a success is stored with its writes, in one commit.
+async fn record(
+    transaction: RequestTransaction,
+    used: &KeyUse,
+    grpc: bool,
+    response: Response,
+) -> Result<Response, AppError> {
     let (parts, body) = response.into_parts();
     let collected = match body.collect().await {
         Ok(collected) => collected,
         Err(error) => {
-            free(state, tenant, key).await;
-            return AppError::internal(format!("reading an answer to store it: {error}")).into_response();
+            transaction.rollback().await;
+            return Err(AppError::internal(format!("reading an answer to store it: {error}")));
         }
     };
     let trailers = collected.trailers().cloned();
     let body = collected.to_bytes();
+    if retried_by_clients(parts.status, &parts.headers, trailers.as_ref(), grpc) {
+        transaction.rollback().await;
+        return Ok(Response::from_parts(parts, answer_body(body, trailers)));
+    }
     let answer = StoredAnswer {
         status: parts.status.as_u16(),
         headers: header_pairs(&parts.headers),
         body: body.to_vec(),
         trailers: trailers.as_ref().map(header_pairs),
     };
-    if retried_by_clients(parts.status, &parts.headers, trailers.as_ref(), grpc) {
-        free(state, tenant, key).await;
-    } else {
-        let completed = match state.connection().await {
-            Ok(mut conn) => store::complete(&mut conn, tenant.environment_id, key, &answer).await,
-            Err(error) => Err(error),
-        };
-        if let Err(error) = completed {
-            tracing::warn!(%error, key, "the answer of an idempotent request was not stored; the key stays in progress");
-        }
-    }
-    Response::from_parts(parts, answer_body(body, trailers))
+    let refused = refused(parts.status, &parts.headers, trailers.as_ref(), grpc);
+    commit_with_answer(transaction, used, &answer, refused).await?;
+    Ok(Response::from_parts(parts, answer_body(body, trailers)))
 }
 
-async fn free(state: &AppState, tenant: Tenant, key: &str) {
-    let released = match state.connection().await {
-        Ok(mut conn) => store::release(&mut conn, tenant.environment_id, key).await,
-        Err(error) => Err(error),
-    };
-    if let Err(error) = released {
-        tracing::warn!(%error, key, "an idempotency key was not freed after a server error");
+async fn commit_with_answer(
+    transaction: RequestTransaction,
+    used: &KeyUse,
+    answer: &StoredAnswer,
+    refused: bool,
+) -> Result<(), AppError> {
+    let saved = async {
+        if refused {
+            transaction.undo_savepoint().await?;
+        } else {
+            transaction.keep_savepoint().await?;
+        }
+        store::save(&mut *transaction.connection().await, used, answer).await
     }
+    .await;
+    if let Err(error) = saved {
+        transaction.rollback().await;
+        return Err(error);
+    }
+    transaction.commit().await.map_err(|error| match error {
+        AppError::Unavailable(cause) => {
+            tracing::warn!(%cause, key = used.key, "database connection lost while committing a keyed request");
+            AppError::OutcomeUnknown(format!(
+                "The database connection was lost while this request was being committed: whether it took \
+                 effect is unknown. Retry with the same Idempotency-Key ({}): its answer is replayed if it \
+                 did, and it runs if it did not",
+                used.key
+            ))
+        }
+        other => other,
+    })
+}
+
+/// An answer that changed nothing: a 4xx, or a gRPC error (the codes clients retry are not stored at
+/// all).
+fn refused(status: StatusCode, headers: &HeaderMap, trailers: Option<&HeaderMap>, grpc: bool) -> bool {
+    if !grpc {
+        return status.is_client_error();
+    }
+    grpc_code(headers, trailers).is_some_and(|code| code != tonic::Code::Ok)
 }
 
 /// A 5xx, or a gRPC status clients retry (in the trailers, or the headers of a trailers-only answer).
@@ -211,9 +281,14 @@ fn retried_by_clients(status: StatusCode, headers: &HeaderMap, trailers: Option<
     if !grpc {
         return false;
     }
+    grpc_code(headers, trailers).is_none_or(|code| RETRIED_GRPC_CODES.contains(&code))
+}
+
+/// The gRPC status of an answer: in its trailers, or the headers of a trailers-only answer.
+fn grpc_code(headers: &HeaderMap, trailers: Option<&HeaderMap>) -> Option<tonic::Code> {
     let grpc_status = trailers.and_then(|trailers| trailers.get("grpc-status")).or_else(|| headers.get("grpc-status"));
     let code = grpc_status.and_then(|value| value.to_str().ok()).and_then(|value| value.parse::<i32>().ok());
-    code.is_none_or(|code| RETRIED_GRPC_CODES.contains(&tonic::Code::from(code)))
+    code.map(tonic::Code::from)
 }
 
 /// The replay of a stored answer.
@@ -294,6 +369,16 @@ mod tests {
         assert!(!retried_by_clients(StatusCode::OK, &empty, Some(&trailers("5")), true));
         assert!(retried_by_clients(StatusCode::OK, &empty, Some(&trailers("14")), true));
         assert!(retried_by_clients(StatusCode::OK, &trailers("13"), None, true));
+    }
+
+    #[test]
+    fn grpc_reads_are_told_by_their_method_names() {
+        assert!(is_grpc_read("/herald.v1.InboxService/StreamInboxEvents"));
+        assert!(is_grpc_read("/herald.v1.SubscribersService/GetSubscriberPreferences"));
+        assert!(is_grpc_read("/herald.v1.InboxService/CountInboxNotifications"));
+        assert!(!is_grpc_read("/herald.v1.SubscribersService/UpdateSubscriberPreferences"));
+        assert!(!is_grpc_read("/herald.v1.EventsService/TriggerEvent"));
+        assert!(!is_grpc_read("/herald.v1.InboxService/CreateInboxSession"));
     }
 
     #[test]

@@ -29,15 +29,25 @@ fn json_of(bytes: &[u8]) -> Value {
 }
 
 /// Routes counting their runs: `/test/count` answers at once, `/test/slow` after half a second,
-/// `/test/fail` with a 500.
+/// `/test/fail` with a 500, `/test/panic` panics.
 fn counting_routes(runs: Arc<AtomicUsize>) -> Router {
     let counted = |runs: Arc<AtomicUsize>, pause: Duration| async move {
         tokio::time::sleep(pause).await;
         let run = runs.fetch_add(1, Ordering::SeqCst) + 1;
         (http::StatusCode::CREATED, axum::Json(json!({ "run": run })))
     };
-    let (count_runs, slow_runs, fail_runs) = (runs.clone(), runs.clone(), runs);
+    let (count_runs, slow_runs, fail_runs, panic_runs) = (runs.clone(), runs.clone(), runs.clone(), runs);
     Router::new()
+        .route(
+            "/test/panic",
+            post(move || async move {
+                panic_runs.fetch_add(1, Ordering::SeqCst);
+                if panic_runs.load(Ordering::SeqCst) > 0 {
+                    panic!("deliberate panic");
+                }
+                http::StatusCode::OK
+            }),
+        )
         .route("/test/count", post(move || counted(count_runs.clone(), Duration::ZERO)))
         .route("/test/slow", post(move || counted(slow_runs.clone(), Duration::from_millis(500))))
         .route(
@@ -162,6 +172,13 @@ async fn a_server_error_is_not_stored_so_the_client_can_retry() {
     }
     assert_eq!(runs.load(Ordering::SeqCst), 2);
     assert_eq!(count(&server, "idempotency_keys").await, 0);
+    // A panic ends the request's transaction too: the retry runs (a 409 would mean the key's lock
+    // outlived its request).
+    for _ in 0..2 {
+        let (status, replayed, _) = send_keyed(&server, Method::POST, "/test/panic", "panicky", &json!({})).await;
+        assert_eq!((status, replayed), (500, false));
+    }
+    assert_eq!(runs.load(Ordering::SeqCst), 4);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -184,22 +201,77 @@ async fn grpc_replays_the_stored_message_under_the_same_rules() {
     let server = TestServer::start().await;
     create_workflow(&server, "welcome", json!([in_app_step()])).await;
     let mut client = pb::events_service_client::EventsServiceClient::new(server.grpc_channel().await);
-    let keyed = |name: &str| {
+    let trigger = |name: &str| {
         let message = pb::TriggerEventRequest { name: name.into(), to: vec![recipient("a")], ..Default::default() };
-        let mut request = server.grpc_request(message);
-        request.metadata_mut().insert("idempotency-key", "grpc-1".parse().unwrap());
-        request
+        keyed(&server, message, "grpc-1")
     };
-    let first = client.trigger_event(keyed("welcome")).await.unwrap();
+    let first = client.trigger_event(trigger("welcome")).await.unwrap();
     assert!(first.metadata().get("idempotency-replay").is_none());
-    let again = client.trigger_event(keyed("welcome")).await.unwrap();
+    let again = client.trigger_event(trigger("welcome")).await.unwrap();
     assert_eq!(again.metadata().get("idempotency-replay").unwrap(), "true");
     assert_eq!(again.into_inner(), first.into_inner());
     assert_eq!(count(&server, "notifications").await, 1);
-    let other = client.trigger_event(keyed("another")).await.unwrap_err();
+    let other = client.trigger_event(trigger("another")).await.unwrap_err();
     assert_eq!(other.code(), tonic::Code::FailedPrecondition, "{other:?}");
 }
 
 fn recipient(subscriber_id: &str) -> pb::TriggerRecipient {
     pb::TriggerRecipient { kind: Some(pb::trigger_recipient::Kind::SubscriberId(subscriber_id.into())) }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_keyed_bulk_trigger_stores_each_event_on_its_own_and_replays_them_all() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "welcome", json!([in_app_step()])).await;
+    // The second event reuses the first's transactionId: it fails alone, in the request's transaction.
+    let events = json!({ "events": [
+        { "name": "welcome", "to": "a", "transactionId": "t-1" },
+        { "name": "welcome", "to": "b", "transactionId": "t-1" },
+        { "name": "welcome", "to": "c", "transactionId": "t-2" },
+    ]});
+    let first = send_keyed(&server, Method::POST, "/v1/events/trigger/bulk", "bulk-1", &events).await;
+    assert_eq!(first.0, 201, "{}", String::from_utf8_lossy(&first.2));
+    let results = json_of(&first.2);
+    let statuses: Vec<&Value> = results.as_array().unwrap().iter().map(|result| &result["status"]).collect();
+    assert_eq!(statuses, [&json!("processed"), &json!("error"), &json!("processed")]);
+    let again = send_keyed(&server, Method::POST, "/v1/events/trigger/bulk", "bulk-1", &events).await;
+    assert_eq!(again, (201, true, first.2));
+    assert_eq!(count(&server, "notifications").await, 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_keyed_workflow_change_reaches_the_next_trigger_once_committed() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "live", json!([in_app_step()])).await;
+    let trigger = json!({ "name": "live", "to": "a" });
+    let first = send_keyed(&server, Method::POST, "/v1/events/trigger", "t-1", &trigger).await;
+    assert_eq!(json_of(&first.2)["status"], "processed", "the definition is cached now");
+    let paused = json!({"workflowId": "live", "name": "live", "active": false, "steps": [in_app_step()],
+        "origin": "svc-cloud", "preferences": {}});
+    let (status, _, body) = send_keyed(&server, Method::PUT, "/v2/workflows/live", "pause", &paused).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    // The cache forgot the definition after the update's commit, not never.
+    let second = send_keyed(&server, Method::POST, "/v1/events/trigger", "t-2", &trigger).await;
+    assert_eq!(json_of(&second.2)["status"], "trigger_not_active");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn grpc_reads_ignore_keys_and_grpc_writes_store_their_answers() {
+    let server = TestServer::start().await;
+    let mut client = pb::subscribers_service_client::SubscribersServiceClient::new(server.grpc_channel().await);
+    let create = pb::CreateSubscriberRequest { subscriber_id: "ada".into(), ..Default::default() };
+    let created = client.create_subscriber(keyed(&server, create, "grpc-1")).await.unwrap();
+    assert!(created.metadata().get("idempotency-replay").is_none());
+    assert_eq!(count(&server, "idempotency_keys").await, 1);
+    // The same key on a read runs the read: no 422 for another request, and no answer stored.
+    let read = pb::GetSubscriberRequest { subscriber_id: "ada".into() };
+    let found = client.get_subscriber(keyed(&server, read, "grpc-1")).await.unwrap();
+    assert!(found.metadata().get("idempotency-replay").is_none());
+    assert_eq!(count(&server, "idempotency_keys").await, 1);
+}
+
+fn keyed<T>(server: &TestServer, message: T, key: &'static str) -> tonic::Request<T> {
+    let mut request = server.grpc_request(message);
+    request.metadata_mut().insert("idempotency-key", key.parse().unwrap());
+    request
 }

@@ -9,7 +9,7 @@
 //! (`herald admin create-api-key`) before turning `hmac` on.
 
 use chrono::{DateTime, Utc};
-use diesel_async::AsyncPgConnection;
+use diesel_async::{AsyncConnection, AsyncPgConnection};
 use hmac::{Hmac, Mac};
 use serde_json::Value;
 use sha2::Sha256;
@@ -92,7 +92,12 @@ pub async fn create_session(
 
     let subscriber = match find_subscriber(conn, tenant, &subscriber_id).await? {
         Some(subscriber) => subscriber,
-        None if setting("inboxCreatesSubscribers") => match create_subscriber(conn, tenant, request.subscriber).await {
+        // In a savepoint of its own: the loser of a race goes on after its failed insert, which would
+        // otherwise abort the transaction it runs in (a keyed request's).
+        None if setting("inboxCreatesSubscribers") => match conn
+            .transaction::<_, AppError, _>(async |conn| create_subscriber(conn, tenant, request.subscriber).await)
+            .await
+        {
             // Two sessions racing to create the same subscriber: the loser uses the winner's.
             Err(AppError::Conflict(_)) => find_subscriber(conn, tenant, &subscriber_id)
                 .await?

@@ -125,17 +125,18 @@ pub async fn create_integration(
                 integrations::created_at.eq(now),
                 integrations::updated_at.eq(now),
             ))
+            // A taken identifier inserts nothing rather than failing the statement: a failed statement
+            // would abort the transaction a keyed request runs in (the only other unique keys are
+            // the new id and the primary flag, which a new integration never sets).
+            .on_conflict_do_nothing()
             .returning(IntegrationRow::as_returning())
             .get_result(conn)
-            .await;
+            .await
+            .optional()?;
         match inserted {
-            Ok(row) => return Ok(Integration { row, credentials: new.credentials }),
-            Err(error) if violated_unique_constraint(&error).as_deref() == Some(IDENTIFIER_INDEX) => {
-                if new.identifier.is_some() {
-                    return Err(duplicate_identifier(&identifier));
-                }
-            }
-            Err(error) => return Err(error.into()),
+            Some(row) => return Ok(Integration { row, credentials: new.credentials }),
+            None if new.identifier.is_some() => return Err(duplicate_identifier(&identifier)),
+            None => {}
         }
     }
     Err(duplicate_identifier(&base_identifier))

@@ -14,6 +14,7 @@ use std::time::Duration;
 use uuid::Uuid;
 
 use super::{find_workflow, StoredWorkflow};
+use crate::db::request::Connection;
 use crate::db::DbPool;
 use crate::domain::tenancy::Tenant;
 use crate::error::{AppError, AppResult};
@@ -61,7 +62,10 @@ impl WorkflowCache {
             let entry = self
                 .entries
                 .try_get_with(key.clone(), async {
-                    let mut conn = pool.get().await?;
+                    // A keyed trigger holds a pooled connection for its whole request; taking a second
+                    // one here could wait on a pool those requests hold. Triggers write no workflow, so
+                    // their transaction sees the committed definition.
+                    let mut conn = Connection::free_of_request_or(pool).await?;
                     let workflow = find_workflow(&mut conn, tenant, reference).await?;
                     Ok::<_, AppError>(Arc::new(Entry { generation, workflow: Arc::new(workflow) }))
                 })

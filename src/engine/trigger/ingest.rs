@@ -27,6 +27,7 @@ use super::notifications::insert_notifications;
 use super::request::{SubscriberInput, TenantReference};
 use super::store::{self, NewTopicFanout, TenantUpsert};
 use super::{PreparedTrigger, TriggerOutcome, TriggerStatus};
+use crate::db::request::{self, Connection};
 use crate::db::DbPool;
 use crate::domain::subscribers::upsert_credentials;
 use crate::domain::tenancy::Tenant;
@@ -52,9 +53,16 @@ struct Pending {
 }
 
 /// The queue of triggers waiting to be stored.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Ingest {
     queue: mpsc::Sender<Pending>,
+    flushing: Flushing,
+}
+
+impl std::fmt::Debug for Ingest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ingest").finish_non_exhaustive()
+    }
 }
 
 impl Ingest {
@@ -62,12 +70,17 @@ impl Ingest {
     pub fn start(pool: DbPool, wakeup: Wakeup, metrics: Arc<Metrics>) -> Self {
         let (queue, queued) = mpsc::channel(QUEUE_CAPACITY);
         let flushing = Flushing { pool, wakeup, metrics, last_triggered: Default::default() };
-        tokio::spawn(dispatch(queued, flushing));
-        Self { queue }
+        tokio::spawn(dispatch(queued, flushing.clone()));
+        Self { queue, flushing }
     }
 
-    /// Stores `trigger` with whatever else is queued and answers once it is committed.
+    /// Stores `trigger` with whatever else is queued and answers once it is committed. A trigger whose
+    /// request runs in a transaction of its own (a keyed request: its answer is stored in the same
+    /// transaction) is stored in that transaction instead, and its request commits it.
     pub async fn store(&self, trigger: PreparedTrigger) -> AppResult<TriggerOutcome> {
+        if request::in_request_transaction() {
+            return self.store_in_request(trigger).await;
+        }
         let (reply, answer) = oneshot::channel();
         self.queue.try_send(Pending { trigger, reply }).map_err(|error| match error {
             mpsc::error::TrySendError::Full(_) => {
@@ -78,6 +91,27 @@ impl Ingest {
         answer.await.unwrap_or_else(|_| {
             Err(AppError::internal("a trigger batch ended without an answer; its outcome is unknown"))
         })
+    }
+
+    /// Stores `trigger` in a savepoint of its request's transaction (a failure undoes it alone: one
+    /// event of a bulk trigger fails on its own); the workers are woken once the request commits.
+    async fn store_in_request(&self, trigger: PreparedTrigger) -> AppResult<TriggerOutcome> {
+        let started = Instant::now();
+        let mut conn = Connection::of_request_or(&self.flushing.pool).await?;
+        let stored = conn.transaction::<_, AppError, _>(async |conn| store_batch(conn, &[&trigger]).await).await;
+        drop(conn);
+        self.flushing.metrics.ingest_flush(1, started.elapsed());
+        let outcome = stored?.pop().expect("one outcome per trigger");
+        if outcome.acknowledged() {
+            let flushing = self.flushing.clone();
+            let workflow_id = trigger.workflow.workflow.id;
+            request::after_commit(async move {
+                flushing.wakeup.wake();
+                record_last_triggered(&flushing, HashSet::from([workflow_id]), trigger.now).await;
+            })
+            .await;
+        }
+        Ok(outcome)
     }
 }
 
