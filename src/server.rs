@@ -10,6 +10,7 @@ use axum::Router;
 use http::{HeaderName, Request};
 use tonic_health::pb::health_server::{Health as GrpcHealth, HealthServer};
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::cors::{Any, CorsLayer};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 use tracing::field::Empty;
@@ -45,7 +46,7 @@ pub fn router(
     // The document and its page are open, like the health routes.
     let documentation = rest_handling(openapi::routes().with_state(document));
     // So are the inbox web component and its demo page: they carry no secret.
-    let inbox_web = rest_handling(rest::inbox_web_routes().with_state(()));
+    let inbox_web = rest_handling(rest::inbox_web_routes().with_state(())).layer(inbox_cors());
     let idempotency = from_fn_with_state(state.clone(), idempotency::guard);
     let rate_limit = from_fn_with_state(state.clone(), rate_limit::limit);
     let authenticate = from_fn_with_state(state.clone(), auth::authenticate);
@@ -69,7 +70,8 @@ pub fn router(
         .layer(CatchPanicLayer::custom(grpc_panic_response));
     let inbox_session = rest_handling(
         rest::inbox_session_routes().with_state(services.clone()).route_layer(from_fn(rest::require_json_body)),
-    );
+    )
+    .layer(inbox_cors());
     let inbox = rest_handling(
         rest::inbox_routes()
             .with_state(services.clone())
@@ -77,7 +79,8 @@ pub fn router(
             .route_layer(idempotency.clone())
             .route_layer(rate_limit.clone())
             .route_layer(authenticate_subscriber.clone()),
-    );
+    )
+    .layer(inbox_cors());
     // The event stream also takes its token from the query (EventSource cannot send headers).
     let inbox_events = rest_handling(
         rest::inbox_event_routes()
@@ -85,7 +88,8 @@ pub fn router(
             .route_layer(rate_limit.clone())
             .route_layer(authenticate_subscriber)
             .route_layer(from_fn(rest::token_from_query)),
-    );
+    )
+    .layer(inbox_cors());
 
     let rest = rest_handling(
         rest::routes()
@@ -113,6 +117,32 @@ pub fn router(
         .layer(PropagateRequestIdLayer::new(REQUEST_ID_HEADER))
         .layer(TraceLayer::new_for_http().make_span_with(request_span))
         .layer(SetRequestIdLayer::new(REQUEST_ID_HEADER, MakeRequestUuid))
+}
+
+/// Cross-origin access to the subscriber-facing routes, so the `<herald-inbox>` component works on a
+/// product's own pages. Any origin may call them: they take a bearer session token (or its query form
+/// for the event stream), never a cookie, so a page can only act with a token its backend handed it.
+/// The server API stays same-origin: its secret key belongs on servers, not in browsers.
+fn inbox_cors() -> CorsLayer {
+    use http::header::{AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER};
+    use http::{HeaderName, Method};
+    let named = HeaderName::from_static;
+    CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::POST, Method::PATCH, Method::PUT, Method::DELETE])
+        .allow_headers([AUTHORIZATION, CONTENT_TYPE, named("idempotency-key"), named("last-event-id")])
+        .expose_headers([
+            named("herald-inbox-unread-count"),
+            named("herald-inbox-unseen-count"),
+            named("herald-inbox-last-event-id"),
+            named("idempotency-replay"),
+            named("x-ratelimit-limit"),
+            named("x-ratelimit-remaining"),
+            named("x-ratelimit-reset"),
+            named("x-request-id"),
+            RETRY_AFTER,
+        ])
+        .max_age(std::time::Duration::from_secs(3600))
 }
 
 /// The span of one request, REST or gRPC: every log line of the request carries its fields, and with
