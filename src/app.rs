@@ -45,6 +45,9 @@ pub struct SharedState {
     pub inbox_tokens: SessionTokens,
     /// This process's inbox event streams, woken by its one `LISTEN` connection.
     pub inbox_feed: InboxFeed,
+    /// The environment the inbox demo page names by default: the seeded one in the
+    /// zero-configuration run, none on a shared database.
+    pub inbox_demo_application: Option<String>,
 }
 
 impl AppState {

@@ -86,11 +86,14 @@ async fn run(cli: Cli, database: &Database) -> anyhow::Result<()> {
 
 async fn serve(settings: &GlobalSettings, engine_settings: &EngineSettings, database: &Database) -> anyhow::Result<()> {
     let cipher = CredentialCipher::load(settings.secret_key.as_deref(), &settings.database.data_dir)?;
-    if database.local_cluster.is_some() {
+    // Only on the private cluster: the inbox demo page names the seeded environment, which a shared
+    // database has not.
+    let inbox_demo_application = if database.local_cluster.is_some() {
         bootstrap::first_start(&database.pool, &cipher, &settings.database.data_dir).await?;
-        // Only here: the demo page names the seeded environment, which a shared database has not.
-        herald::rest::prepare_inbox_demo(&database.pool).await?;
-    }
+        herald::domain::seed::prepare_inbox_demo(&mut *database.pool.get().await?).await?
+    } else {
+        None
+    };
     let listener = if engine_settings.role.serves_api() {
         Some(tokio::net::TcpListener::bind(settings.addr).await?)
     } else {
@@ -111,6 +114,7 @@ async fn serve(settings: &GlobalSettings, engine_settings: &EngineSettings, data
         public_url: settings.public_url.clone(),
         provider_settings: engine_settings.provider_settings(database.local_cluster.is_some()),
         rate_limits: settings.rate_limits,
+        inbox_demo_application,
     })
     .await?;
     server::shutdown_signal().await;

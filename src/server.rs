@@ -46,7 +46,7 @@ pub fn router(
     // The document and its page are open, like the health routes.
     let documentation = rest_handling(openapi::routes().with_state(document));
     // So are the inbox web component and its demo page: they carry no secret.
-    let inbox_web = rest_handling(rest::inbox_web_routes().with_state(())).layer(inbox_cors());
+    let inbox_web = rest_handling(rest::inbox_web_routes().with_state(state.clone())).layer(inbox_cors());
     let idempotency = from_fn_with_state(state.clone(), idempotency::guard);
     let rate_limit = from_fn_with_state(state.clone(), rate_limit::limit);
     let authenticate = from_fn_with_state(state.clone(), auth::authenticate);

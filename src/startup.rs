@@ -50,6 +50,8 @@ pub struct StartOptions {
     pub provider_settings: ProviderSettings,
     /// Requests per second per environment (`HERALD_RATE_LIMIT_*`).
     pub rate_limits: RateLimitSettings,
+    /// The application identifier the inbox demo page names by default (`domain::seed::prepare_inbox_demo`).
+    pub inbox_demo_application: Option<String>,
 }
 
 /// A started process; [`shutdown`](Self::shutdown) stops it in order.
@@ -76,6 +78,7 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
         public_url,
         provider_settings,
         rate_limits,
+        inbox_demo_application,
     } = options;
     let engine = EngineContext::start(&pool, clock).await?;
     let (stop_workers, stop) = watch::channel(false);
@@ -131,6 +134,7 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
                 api_keys: Default::default(),
                 environments: Default::default(),
                 rate_limits,
+                inbox_demo_application,
             });
             // A make-service shares one router across connections. Served as a plain `Router`, axum
             // clones the whole route table for every connection (`Router::with_state` on a shared

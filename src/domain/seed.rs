@@ -6,7 +6,8 @@ use diesel_async::{AsyncConnection, AsyncPgConnection};
 use serde_json::json;
 
 use super::integrations::{create_integration, NewIntegration};
-use super::tenancy::{Environment, Tenant};
+use super::subscribers::{create_subscriber, find_subscriber, NewSubscriber};
+use super::tenancy::{list_environments, Environment, Tenant};
 use super::workflows::{create_workflow, PreferencesInput, StepDefinition, WorkflowDefinition};
 use crate::crypto::CredentialCipher;
 use crate::error::{AppError, AppResult};
@@ -15,6 +16,8 @@ use crate::error::{AppError, AppResult};
 pub const WELCOME_WORKFLOW: &str = "welcome";
 /// Identifier of the seeded in-app integration.
 pub const INBOX_INTEGRATION: &str = "herald-inbox";
+/// The subscriber the inbox demo page (`/inbox/demo`) shows in the zero-configuration run.
+pub const DEMO_SUBSCRIBER: &str = "inbox-demo";
 
 /// Creates the in-app integration and the `welcome` workflow in `environment`, atomically.
 pub async fn seed_environment(
@@ -70,4 +73,22 @@ fn welcome_workflow() -> WorkflowDefinition {
         steps: vec![in_app],
         ..Default::default()
     }
+}
+
+/// For the zero-configuration run: creates the seeded (oldest) environment's demo subscriber when
+/// missing, so the inbox demo page works on the first `cargo run`, and returns that environment's
+/// application identifier, which the page names by default (None before any environment exists).
+pub async fn prepare_inbox_demo(conn: &mut AsyncPgConnection) -> AppResult<Option<String>> {
+    let Some(seeded) = list_environments(conn).await?.into_iter().next() else { return Ok(None) };
+    let environment = seeded.environment;
+    let tenant = Tenant { organization_id: environment.organization_id, environment_id: environment.id };
+    if find_subscriber(conn, tenant, DEMO_SUBSCRIBER).await?.is_none() {
+        let new = NewSubscriber {
+            subscriber_id: DEMO_SUBSCRIBER.into(),
+            first_name: Some("Demo".into()),
+            ..Default::default()
+        };
+        create_subscriber(conn, tenant, new).await?;
+    }
+    Ok(Some(environment.application_identifier))
 }

@@ -22,7 +22,7 @@ mod workflows;
 pub use body::{mask_of_keys, parse_json, parse_json_with_mask, require_json_body, JsonBody};
 pub use inbox::{routes as inbox_routes, session_routes as inbox_session_routes};
 pub use inbox_events::{routes as inbox_event_routes, token_from_query};
-pub use inbox_web::{prepare_demo as prepare_inbox_demo, routes as inbox_web_routes, DEMO_SUBSCRIBER};
+pub use inbox_web::routes as inbox_web_routes;
 pub use webhooks::routes as webhook_routes;
 
 use axum::response::{IntoResponse, Response};

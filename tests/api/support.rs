@@ -177,6 +177,7 @@ impl TestServer {
             public_url: public.then(|| format!("http://{addr}").parse().expect("a URL")),
             provider_settings: provider_settings(outbound_allow),
             rate_limits,
+            inbox_demo_application: None,
         })
         .await
         .expect("Herald starts");
@@ -220,6 +221,7 @@ impl TestServer {
             public_url: None,
             provider_settings: provider_settings(LOOPBACK_ALLOWED),
             rate_limits: RateLimitSettings::default(),
+            inbox_demo_application: None,
         })
         .await
         .expect("the worker process starts");
