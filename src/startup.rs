@@ -18,6 +18,7 @@ use crate::engine::delivery_status::SnsCertificates;
 use crate::engine::worker::{run_workers, WorkerSettings, WorkerShared};
 use crate::engine::{Clock, EngineContext};
 use crate::health::{Health, WorkersAlive};
+use crate::idempotency::KeyAnswers;
 use crate::metrics;
 use crate::providers::ProviderSettings;
 use crate::rate_limit::{processes, RateLimits};
@@ -124,6 +125,7 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
             let inbox_feed = InboxFeed::start(pool.clone());
             let streams = inbox_feed.clone();
             let state = AppState::new(SharedState {
+                key_answers: KeyAnswers::start(pool.clone()),
                 pool,
                 inbox_feed,
                 inbox_tokens: SessionTokens::new(&cipher),

@@ -312,7 +312,8 @@ diesel::table! {
 }
 
 diesel::table! {
-    /// Stored responses of requests that carried an `idempotency-key` header; no response yet = in progress.
+    /// Stored answers of requests that carried an `idempotency-key` header; a keyed trigger's outcome
+    /// is stored by its batch, its answer just after.
     idempotency_keys (environment_id, key) {
         environment_id -> Uuid,
         key -> Text,
@@ -323,6 +324,7 @@ diesel::table! {
         response_trailers -> Nullable<Jsonb>,
         created_at -> Timestamptz,
         expires_at -> Timestamptz,
+        trigger_outcome -> Nullable<Jsonb>,
     }
 }
 

@@ -1,6 +1,7 @@
 //! Business rules, below the gRPC layer: the REST and gRPC fronts both end up here.
 
 pub mod activity;
+pub mod idempotency_keys;
 pub mod inbox;
 pub mod integrations;
 pub mod limits;

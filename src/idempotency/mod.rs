@@ -16,8 +16,14 @@
 //! retry runs afresh; there is never work without its key, a key answered for work not done, or a key
 //! left "in progress". The request runs in a task of its own, so a client that hangs up does not cut
 //! it short either.
+//!
+//! A single trigger is the exception, for speed: it is stored by the trigger group commit, and its key
+//! with it (`crate::engine::trigger::keyed`). Its batch takes the key's lock and stores the trigger's
+//! outcome in the key's row; the answer is added to the row just after, in a batch of answers
+//! ([`answers`]). A retry in between (or after a crash in between) is answered from the outcome, by
+//! the same handler, marked as a replay.
 
-mod store;
+mod answers;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -34,11 +40,14 @@ use tracing::Instrument;
 
 use crate::app::{AppState, MAX_REQUEST_BYTES};
 use crate::db::request::RequestTransaction;
+use crate::domain::idempotency_keys::{self as store, Claim, KeyUse, StoredAnswer};
 use crate::domain::inbox::InboxSubscriber;
 use crate::domain::tenancy::Tenant;
+use crate::engine::trigger::keyed::{self, KeyVerdict};
+use crate::engine::trigger::TriggerOutcome;
 use crate::error::render::{is_grpc, render_error, Rendered};
 use crate::error::AppError;
-pub use store::{Claim, KeyUse, StoredAnswer};
+pub use answers::KeyAnswers;
 
 /// The request header (gRPC metadata keys are the same header, lowercase on the wire).
 pub const KEY_HEADER: HeaderName = HeaderName::from_static("idempotency-key");
@@ -63,6 +72,9 @@ const RETRIED_GRPC_CODES: [tonic::Code; 8] = [
 /// promise as a REST GET does (a server stream, which never ends, could not even have its answer
 /// stored).
 const GRPC_READ_PREFIXES: [&str; 5] = ["Get", "List", "Count", "Search", "Stream"];
+/// The keyed requests whose key is stored by the trigger group commit instead of a transaction of
+/// their own: a single trigger, over REST and gRPC.
+const GROUP_COMMITTED_PATHS: [&str; 2] = ["/v1/events/trigger", "/herald.v1.EventsService/TriggerEvent"];
 /// Headers an answer gets again on every delivery, not stored with it.
 const UNSTORED_HEADERS: [HeaderName; 3] =
     [http::header::CONTENT_LENGTH, http::header::TRANSFER_ENCODING, http::header::DATE];
@@ -112,43 +124,38 @@ async fn run_once(
     let request_hash = request_hash(&parts.method, parts.uri.path_and_query().map_or("", |path| path.as_str()), &body);
     let now = state.engine.clock.now();
     let used = KeyUse { environment_id: tenant.environment_id, key, request_hash, now, expires_at: now + TIME_TO_LIVE };
-    let transaction = RequestTransaction::begin(state.pool.get().await?).await?;
-    let claim = store::claim(&mut *transaction.connection().await, &used).await;
-    let refusal = match claim {
-        Ok(Claim::Fresh) => None,
-        Ok(Claim::Done(answer)) => Some(Ok(replay(answer))),
-        Ok(Claim::InFlight) => Some(Err(AppError::Conflict(format!(
-            "A request with Idempotency-Key {} is still in progress; retry once it has answered",
-            used.key
-        )))),
-        Ok(Claim::Mismatch) => Some(Err(AppError::Unprocessable(format!(
-            "Idempotency-Key {} was already used for another request (method, path or body differ)",
-            used.key
-        )))),
-        Err(error) => Some(Err(error)),
-    };
-    if let Some(answer) = refusal {
-        transaction.rollback().await;
-        return answer;
+    if GROUP_COMMITTED_PATHS.contains(&parts.uri.path()) {
+        return run_trigger(state, used, grpc, parts, body, next).await;
     }
-    let request = Request::from_parts(parts, Body::from(body));
-    let method = request.method().clone();
-    let path = request.uri().path().to_string();
+    run_in_transaction(state, used, grpc, Request::from_parts(parts, Body::from(body)), next).await
+}
+
+/// A keyed request in a transaction of its own: the key is claimed first, the request runs in a
+/// savepoint, and its answer is stored before the one commit.
+async fn run_in_transaction(
+    state: AppState,
+    used: KeyUse,
+    grpc: bool,
+    request: Request,
+    next: Next,
+) -> Result<Response, AppError> {
+    let transaction = RequestTransaction::begin(state.pool.get().await?).await?;
+    // Bound first: a guard of the connection kept in the match's scrutinee would outlive the claim
+    // and make the rollback below wait for itself.
+    let claim = store::claim(&mut *transaction.connection().await, &used).await;
+    match claim {
+        Ok(Claim::Fresh) => {}
+        claim => {
+            transaction.rollback().await;
+            return answer_claim(claim?, &used);
+        }
+    }
     // In the request's span, so its log lines keep the request id and environment.
     let running = tokio::spawn(
         async move {
-            let ran = AssertUnwindSafe(transaction.run(async {
-                let response = next.run(request).await;
-                if grpc {
-                    response
-                } else {
-                    render_error(response, &method, &path)
-                }
-            }))
-            .catch_unwind()
-            .await;
+            let ran = AssertUnwindSafe(transaction.run(run_rendered(next, request, grpc))).catch_unwind().await;
             match ran {
-                Ok(Ok(response)) => record(transaction, &used, grpc, response).await,
+                Ok(Ok(response)) => record(transaction, &used, grpc, response, Writes::InSavepoint).await,
                 Ok(Err(error)) => {
                     transaction.rollback().await;
                     Err(error)
@@ -166,6 +173,96 @@ async fn run_once(
     match running.await {
         Ok(answer) => answer,
         Err(failure) => std::panic::resume_unwind(failure.into_panic()),
+    }
+}
+
+/// A keyed single trigger: it runs at once, its batch claims the key, and the answer follows what the
+/// batch found. Nothing needs its own task: the batch stores trigger and key together whether or not
+/// the client is still there, and a retry is answered from the stored outcome.
+async fn run_trigger(
+    state: AppState,
+    used: KeyUse,
+    grpc: bool,
+    parts: http::request::Parts,
+    body: Bytes,
+    next: Next,
+) -> Result<Response, AppError> {
+    let request = Request::from_parts(parts.clone(), Body::from(body.clone()));
+    let (response, verdict) = keyed::run(used.clone(), None, run_rendered(next.clone(), request, grpc)).await;
+    match verdict {
+        Some(KeyVerdict::Taken(claim)) => answer_claim(claim, &used),
+        Some(verdict) => {
+            let (parts, body, trailers) = collect(response).await?;
+            if !retried_by_clients(parts.status, &parts.headers, trailers.as_ref(), grpc) {
+                state.key_answers.add(used, stored_answer(&parts, &body, trailers.as_ref()));
+            }
+            let mut response = Response::from_parts(parts, answer_body(body, trailers));
+            if verdict == KeyVerdict::Reused {
+                response.headers_mut().insert(REPLAY_HEADER, HeaderValue::from_static("true"));
+            }
+            Ok(response)
+        }
+        // Refused before anything was stored (a 4xx, or an outcome such as an inactive workflow), or
+        // its batch failed: its answer is stored under the key as any other request's would be, unless
+        // the key turns out to hold something already.
+        None => {
+            let transaction = RequestTransaction::begin(state.pool.get().await?).await?;
+            let claim = store::claim(&mut *transaction.connection().await, &used).await;
+            match claim {
+                Ok(Claim::Fresh) => record(transaction, &used, grpc, response, Writes::None).await,
+                Ok(Claim::Unanswered(outcome)) => {
+                    // The same trigger was stored by an earlier request whose answer was lost, and
+                    // this one's checks refused it on a later state: answer the stored outcome.
+                    let outcome = match TriggerOutcome::from_stored(outcome) {
+                        Ok(outcome) => outcome,
+                        Err(error) => {
+                            transaction.rollback().await;
+                            return Err(error);
+                        }
+                    };
+                    let request = Request::from_parts(parts, Body::from(body));
+                    let (response, _) =
+                        keyed::run(used.clone(), Some(outcome), run_rendered(next, request, grpc)).await;
+                    let mut response = record(transaction, &used, grpc, response, Writes::None).await?;
+                    response.headers_mut().insert(REPLAY_HEADER, HeaderValue::from_static("true"));
+                    Ok(response)
+                }
+                claim => {
+                    transaction.rollback().await;
+                    answer_claim(claim?, &used)
+                }
+            }
+        }
+    }
+}
+
+/// The request's answer, its errors rendered in the contract's shape (REST).
+async fn run_rendered(next: Next, request: Request, grpc: bool) -> Response {
+    let method = request.method().clone();
+    let path = request.uri().path().to_string();
+    let response = next.run(request).await;
+    if grpc {
+        response
+    } else {
+        render_error(response, &method, &path)
+    }
+}
+
+/// The answer to a request whose key holds something it cannot run with.
+fn answer_claim(claim: Claim, used: &KeyUse) -> Result<Response, AppError> {
+    match claim {
+        Claim::Done(answer) => Ok(replay(answer)),
+        Claim::InFlight => Err(AppError::Conflict(format!(
+            "A request with Idempotency-Key {} is still in progress; retry once it has answered",
+            used.key
+        ))),
+        Claim::Mismatch => Err(AppError::Unprocessable(format!(
+            "Idempotency-Key {} was already used for another request (method, path or body differ)",
+            used.key
+        ))),
+        Claim::Fresh | Claim::Unanswered(_) => {
+            Err(AppError::internal(format!("Idempotency-Key {} was refused while free", used.key)))
+        }
     }
 }
 
@@ -195,6 +292,14 @@ fn request_hash(method: &Method, path_and_query: &str, body: &[u8]) -> Vec<u8> {
     hasher.finalize().to_vec()
 }
 
+/// Where the request's writes are in its transaction.
+enum Writes {
+    /// In a savepoint, kept or undone with the answer.
+    InSavepoint,
+    /// It wrote nothing there.
+    None,
+}
+
 /// Ends the request's transaction as its answer says, and hands the answer on:
 /// - a server error (or a gRPC status clients retry) rolls back and stores nothing: a retry runs again;
 /// - a refusal (4xx, or any other gRPC error) changed nothing: its writes (if any) are undone and the
@@ -205,43 +310,55 @@ async fn record(
     used: &KeyUse,
     grpc: bool,
     response: Response,
+    writes: Writes,
 ) -> Result<Response, AppError> {
-    let (parts, body) = response.into_parts();
-    let collected = match body.collect().await {
+    let (parts, body, trailers) = match collect(response).await {
         Ok(collected) => collected,
         Err(error) => {
             transaction.rollback().await;
-            return Err(AppError::internal(format!("reading an answer to store it: {error}")));
+            return Err(error);
         }
     };
-    let trailers = collected.trailers().cloned();
-    let body = collected.to_bytes();
     if retried_by_clients(parts.status, &parts.headers, trailers.as_ref(), grpc) {
         transaction.rollback().await;
         return Ok(Response::from_parts(parts, answer_body(body, trailers)));
     }
-    let answer = StoredAnswer {
+    let answer = stored_answer(&parts, &body, trailers.as_ref());
+    let refused = refused(parts.status, &parts.headers, trailers.as_ref(), grpc);
+    commit_with_answer(transaction, used, &answer, writes, refused).await?;
+    Ok(Response::from_parts(parts, answer_body(body, trailers)))
+}
+
+/// An answer read whole: its head, body and trailers.
+async fn collect(response: Response) -> Result<(http::response::Parts, Bytes, Option<HeaderMap>), AppError> {
+    let (parts, body) = response.into_parts();
+    let collected =
+        body.collect().await.map_err(|error| AppError::internal(format!("reading an answer to store it: {error}")))?;
+    let trailers = collected.trailers().cloned();
+    Ok((parts, collected.to_bytes(), trailers))
+}
+
+fn stored_answer(parts: &http::response::Parts, body: &Bytes, trailers: Option<&HeaderMap>) -> StoredAnswer {
+    StoredAnswer {
         status: parts.status.as_u16(),
         headers: header_pairs(&parts.headers),
         body: body.to_vec(),
-        trailers: trailers.as_ref().map(header_pairs),
-    };
-    let refused = refused(parts.status, &parts.headers, trailers.as_ref(), grpc);
-    commit_with_answer(transaction, used, &answer, refused).await?;
-    Ok(Response::from_parts(parts, answer_body(body, trailers)))
+        trailers: trailers.map(header_pairs),
+    }
 }
 
 async fn commit_with_answer(
     transaction: RequestTransaction,
     used: &KeyUse,
     answer: &StoredAnswer,
+    writes: Writes,
     refused: bool,
 ) -> Result<(), AppError> {
     let saved = async {
-        if refused {
-            transaction.undo_savepoint().await?;
-        } else {
-            transaction.keep_savepoint().await?;
+        match writes {
+            Writes::InSavepoint if refused => transaction.undo_savepoint().await?,
+            Writes::InSavepoint => transaction.keep_savepoint().await?,
+            Writes::None => {}
         }
         store::save(&mut *transaction.connection().await, used, answer).await
     }
@@ -369,6 +486,14 @@ mod tests {
         assert!(!retried_by_clients(StatusCode::OK, &empty, Some(&trailers("5")), true));
         assert!(retried_by_clients(StatusCode::OK, &empty, Some(&trailers("14")), true));
         assert!(retried_by_clients(StatusCode::OK, &trailers("13"), None, true));
+    }
+
+    #[test]
+    fn the_group_committed_paths_are_the_single_trigger_routes() {
+        use crate::proto::herald::v1::events_service_server::SERVICE_NAME;
+        let grpc_path = format!("/{SERVICE_NAME}/TriggerEvent");
+        assert!(GROUP_COMMITTED_PATHS.contains(&grpc_path.as_str()));
+        assert!(GROUP_COMMITTED_PATHS.contains(&"/v1/events/trigger"));
     }
 
     #[test]

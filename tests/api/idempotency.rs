@@ -275,3 +275,93 @@ fn keyed<T>(server: &TestServer, message: T, key: &'static str) -> tonic::Reques
     request.metadata_mut().insert("idempotency-key", key.parse().unwrap());
     request
 }
+
+/// Waits until every stored key of a trigger has its answer (they are added just after the batch).
+async fn answers_added(server: &TestServer) {
+    for _ in 0..200 {
+        if count(server, "idempotency_keys WHERE response_status IS NULL").await == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("a keyed trigger's answer was never added to its key");
+}
+
+/// What a crash between a keyed trigger's batch and the adding of its answer leaves: the outcome alone.
+async fn lose_answers(server: &TestServer) {
+    use diesel_async::RunQueryDsl;
+    let mut conn = server.pool.get().await.unwrap();
+    diesel::sql_query(
+        "UPDATE idempotency_keys SET response_status = NULL, response_body = NULL, response_headers = NULL",
+    )
+    .execute(&mut conn)
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_keyed_trigger_is_stored_with_its_outcome_and_answered_from_it_when_its_answer_is_lost() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "welcome", json!([in_app_step()])).await;
+    let body = json!({ "name": "welcome", "to": "a" });
+    let first = send_keyed(&server, Method::POST, "/v1/events/trigger", "lost-answer", &body).await;
+    assert_eq!((first.0, first.1), (201, false), "{}", String::from_utf8_lossy(&first.2));
+    answers_added(&server).await;
+    assert_eq!(count(&server, "idempotency_keys WHERE trigger_outcome->>'status' = 'processed'").await, 1);
+
+    lose_answers(&server).await;
+    let retried = send_keyed(&server, Method::POST, "/v1/events/trigger", "lost-answer", &body).await;
+    assert_eq!(retried, (201, true, first.2.clone()), "answered from the outcome, by the same handler");
+    answers_added(&server).await;
+
+    // Lost again, and meanwhile the workflow was paused: the retry's own checks would refuse it, but
+    // the key says it was processed.
+    lose_answers(&server).await;
+    let paused = json!({"workflowId": "welcome", "name": "welcome", "active": false, "steps": [in_app_step()],
+        "origin": "svc-cloud", "preferences": {}});
+    let (status, _, _) = send_keyed(&server, Method::PUT, "/v2/workflows/welcome", "pause", &paused).await;
+    assert_eq!(status, 200);
+    let after_pause = send_keyed(&server, Method::POST, "/v1/events/trigger", "lost-answer", &body).await;
+    assert_eq!(after_pause, (201, true, first.2.clone()));
+    assert_eq!(count(&server, "notifications").await, 1);
+    let replayed = send_keyed(&server, Method::POST, "/v1/events/trigger", "lost-answer", &body).await;
+    assert_eq!(replayed, (201, true, first.2), "the answer is stored again");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_keyed_triggers_with_one_key_store_one_notification() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "welcome", json!([in_app_step()])).await;
+    // No transactionId: only the key keeps the copies from each storing a notification.
+    let body = json!({ "name": "welcome", "to": "a" });
+    let sends = (0..24).map(|_| send_keyed(&server, Method::POST, "/v1/events/trigger", "burst", &body));
+    let answers = futures_util::future::join_all(sends).await;
+    let created: Vec<&(u16, bool, Vec<u8>)> = answers.iter().filter(|answer| answer.0 == 201).collect();
+    assert!(!created.is_empty(), "one of them was stored");
+    for answer in &answers {
+        match answer.0 {
+            201 => assert_eq!(answer.2, created[0].2, "every 201 is the one stored trigger's answer"),
+            409 => assert!(json_of(&answer.2)["message"].as_str().unwrap().contains("still in progress")),
+            other => panic!("{other}: {}", String::from_utf8_lossy(&answer.2)),
+        }
+    }
+    assert_eq!(created.iter().filter(|answer| !answer.1).count(), 1, "one ran, the others were replays");
+    assert_eq!(count(&server, "notifications").await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_keyed_trigger_refused_by_its_checks_keeps_its_refusal() {
+    let server = TestServer::start().await;
+    let body = json!({ "name": "later", "to": "a" });
+    let first = send_keyed(&server, Method::POST, "/v1/events/trigger", "too-early", &body).await;
+    assert_eq!((first.0, json_of(&first.2)["message"].clone()), (422, json!("workflow_not_found")));
+    create_workflow(&server, "later", json!([in_app_step()])).await;
+    let again = send_keyed(&server, Method::POST, "/v1/events/trigger", "too-early", &body).await;
+    assert_eq!(again, (422, true, first.2));
+    let other =
+        send_keyed(&server, Method::POST, "/v1/events/trigger", "too-early", &json!({ "name": "later", "to": "b" }))
+            .await;
+    assert_eq!(other.0, 422);
+    assert!(json_of(&other.2)["message"].as_str().unwrap().contains("already used for another request"));
+    assert_eq!(count(&server, "notifications").await, 0);
+}

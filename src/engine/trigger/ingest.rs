@@ -7,6 +7,10 @@
 //! flushers are busy the triggers arriving meanwhile wait and leave together in the next batch. There is
 //! no timer, so an idle server adds no latency.
 //!
+//! A keyed trigger (`keyed`) brings its `Idempotency-Key`: the batch claims the keys of its triggers
+//! (advisory locks and one read), leaves out a trigger whose key is taken, and stores each stored
+//! trigger's outcome in its key's row, so the key and the work commit together.
+//!
 //! A batch that fails as a whole on a lost connection answers every caller 503; lost at COMMIT, the 503
 //! says the outcome is unknown (the commit may have happened; a retry with the same transactionId is then
 //! refused as a duplicate, never delivered twice). Any other failure (a row PostgreSQL refuses, a deadlock) is
@@ -23,12 +27,14 @@ use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 use uuid::Uuid;
 
 use super::fanout::{fanout_rows, EventTemplate, FanoutRows};
+use super::keyed::{self, KeyVerdict};
 use super::notifications::insert_notifications;
 use super::request::{SubscriberInput, TenantReference};
 use super::store::{self, NewTopicFanout, TenantUpsert};
 use super::{PreparedTrigger, TriggerOutcome, TriggerStatus};
 use crate::db::request::{self, Connection};
 use crate::db::DbPool;
+use crate::domain::idempotency_keys::{self, Claim, KeyUse};
 use crate::domain::subscribers::upsert_credentials;
 use crate::domain::tenancy::Tenant;
 use crate::engine::details::insert_details;
@@ -49,7 +55,19 @@ const QUEUE_CAPACITY: usize = 10_000;
 /// A queued trigger and where its answer goes.
 struct Pending {
     trigger: PreparedTrigger,
-    reply: oneshot::Sender<AppResult<TriggerOutcome>>,
+    key: Option<KeyUse>,
+    reply: oneshot::Sender<AppResult<BatchResult>>,
+}
+
+/// What a batch did with one trigger.
+#[derive(Debug, Clone)]
+enum BatchResult {
+    /// Stored, or refused by the batch's own checks (a duplicate transactionId, a missing tenant).
+    Outcome(TriggerOutcome),
+    /// Its key held this same trigger's outcome: answered again, nothing stored.
+    Reused(TriggerOutcome),
+    /// Its key is taken: nothing stored.
+    KeyTaken(Claim),
 }
 
 /// The queue of triggers waiting to be stored.
@@ -74,23 +92,33 @@ impl Ingest {
         Self { queue, flushing }
     }
 
-    /// Stores `trigger` with whatever else is queued and answers once it is committed. A trigger whose
-    /// request runs in a transaction of its own (a keyed request: its answer is stored in the same
-    /// transaction) is stored in that transaction instead, and its request commits it.
+    /// Stores `trigger` with whatever else is queued and answers once it is committed; a keyed trigger
+    /// (`keyed`) is stored with its key, and what the key held is reported to the key's scope. A
+    /// trigger whose request runs in a transaction of its own (a keyed bulk request: its answer is
+    /// stored in the same transaction) is stored in that transaction instead, and its request commits
+    /// it.
     pub async fn store(&self, trigger: PreparedTrigger) -> AppResult<TriggerOutcome> {
         if request::in_request_transaction() {
             return self.store_in_request(trigger).await;
         }
+        let key = keyed::current_key();
+        let has_key = key.is_some();
         let (reply, answer) = oneshot::channel();
-        self.queue.try_send(Pending { trigger, reply }).map_err(|error| match error {
+        self.queue.try_send(Pending { trigger, key, reply }).map_err(|error| match error {
             mpsc::error::TrySendError::Full(_) => {
                 AppError::Unavailable("Too many triggers are waiting to be stored; retry shortly".into())
             }
             mpsc::error::TrySendError::Closed(_) => AppError::Unavailable("The server is shutting down".into()),
         })?;
-        answer.await.unwrap_or_else(|_| {
+        let stored = answer.await.unwrap_or_else(|_| {
             Err(AppError::internal("a trigger batch ended without an answer; its outcome is unknown"))
-        })
+        })?;
+        match stored {
+            BatchResult::Outcome(outcome) if has_key => keyed::report(KeyVerdict::Stored, Some(outcome)),
+            BatchResult::Outcome(outcome) => Ok(outcome),
+            BatchResult::Reused(outcome) => keyed::report(KeyVerdict::Reused, Some(outcome)),
+            BatchResult::KeyTaken(claim) => keyed::report(KeyVerdict::Taken(claim), None),
+        }
     }
 
     /// Stores `trigger` in a savepoint of its request's transaction (a failure undoes it alone: one
@@ -98,10 +126,13 @@ impl Ingest {
     async fn store_in_request(&self, trigger: PreparedTrigger) -> AppResult<TriggerOutcome> {
         let started = Instant::now();
         let mut conn = Connection::of_request_or(&self.flushing.pool).await?;
-        let stored = conn.transaction::<_, AppError, _>(async |conn| store_batch(conn, &[&trigger]).await).await;
+        let stored =
+            conn.transaction::<_, AppError, _>(async |conn| store_batch(conn, &[&trigger], &[None]).await).await;
         drop(conn);
         self.flushing.metrics.ingest_flush(1, started.elapsed());
-        let outcome = stored?.pop().expect("one outcome per trigger");
+        let Some(BatchResult::Outcome(outcome)) = stored?.pop() else {
+            return Err(AppError::internal("a trigger without a key was answered as keyed"));
+        };
         if outcome.acknowledged() {
             let flushing = self.flushing.clone();
             let workflow_id = trigger.workflow.workflow.id;
@@ -172,13 +203,13 @@ async fn flush(flushing: Flushing, batch: Vec<Pending>, _flusher: OwnedSemaphore
 }
 
 /// Wakes the workers and records `lastTriggeredAt` when something was stored, then answers each caller.
-async fn answer(flushing: &Flushing, batch: Vec<Pending>, stored: AppResult<Vec<TriggerOutcome>>) {
+async fn answer(flushing: &Flushing, batch: Vec<Pending>, stored: AppResult<Vec<BatchResult>>) {
     match stored {
         Ok(outcomes) => {
             let processed: HashSet<Uuid> = batch
                 .iter()
                 .zip(&outcomes)
-                .filter(|(_, outcome)| outcome.acknowledged())
+                .filter(|(_, result)| matches!(result, BatchResult::Outcome(outcome) if outcome.acknowledged()))
                 .map(|(pending, _)| pending.trigger.workflow.workflow.id)
                 .collect();
             if !processed.is_empty() {
@@ -231,12 +262,13 @@ async fn record_last_triggered(flushing: &Flushing, workflow_ids: HashSet<Uuid>,
     }
 }
 
-async fn store_in_one_transaction(pool: &DbPool, batch: &[Pending]) -> AppResult<Vec<TriggerOutcome>> {
+async fn store_in_one_transaction(pool: &DbPool, batch: &[Pending]) -> AppResult<Vec<BatchResult>> {
     let mut conn = pool.get().await?;
     let triggers: Vec<&PreparedTrigger> = batch.iter().map(|pending| &pending.trigger).collect();
+    let keys: Vec<Option<&KeyUse>> = batch.iter().map(|pending| pending.key.as_ref()).collect();
     let written = AtomicBool::new(false);
     conn.transaction::<_, AppError, _>(async |conn| {
-        let outcomes = store_batch(conn, &triggers).await?;
+        let outcomes = store_batch(conn, &triggers, &keys).await?;
         written.store(true, Ordering::Relaxed);
         Ok(outcomes)
     })
@@ -263,9 +295,16 @@ fn outcome_unknown_if_written(error: AppError, written: bool) -> AppError {
     }
 }
 
-/// The batch's statements, in one transaction; each trigger's outcome in batch order.
-async fn store_batch(conn: &mut AsyncPgConnection, triggers: &[&PreparedTrigger]) -> AppResult<Vec<TriggerOutcome>> {
+/// The batch's statements, in one transaction; each trigger's result in batch order. `keys` are the
+/// triggers' idempotency keys, in the same order.
+async fn store_batch(
+    conn: &mut AsyncPgConnection,
+    triggers: &[&PreparedTrigger],
+    keys: &[Option<&KeyUse>],
+) -> AppResult<Vec<BatchResult>> {
     let now = triggers.iter().map(|trigger| trigger.now).max().expect("a batch is never empty");
+    // Each trigger's result once it is decided: first those whose key is taken or already answered.
+    let mut outcomes = claim_keys(conn, keys).await?;
     let named_tenants: Vec<(Uuid, &str)> = triggers
         .iter()
         .filter_map(|trigger| match &trigger.tenant_reference {
@@ -275,16 +314,19 @@ async fn store_batch(conn: &mut AsyncPgConnection, triggers: &[&PreparedTrigger]
         .collect();
     let existing_tenants = store::find_tenants(conn, &named_tenants).await?;
 
-    // Each trigger's refusal, if it has one before its transactionId is claimed.
-    let mut outcomes: Vec<Option<TriggerOutcome>> = vec![None; triggers.len()];
+    // Then each trigger's refusal, if it has one before its transactionId is claimed.
     let mut to_claim: Vec<(Uuid, &str)> = Vec::with_capacity(triggers.len());
     let mut seen = HashSet::with_capacity(triggers.len());
     for (index, trigger) in triggers.iter().enumerate() {
+        if outcomes[index].is_some() {
+            continue;
+        }
         let key = (trigger.tenant.environment_id, trigger.transaction_id.as_str());
         if let Some(TenantReference::Identifier(identifier)) = &trigger.tenant_reference {
             if !existing_tenants.contains_key(&(key.0, identifier.clone())) {
                 let error = format!("Tenant with identifier {identifier} was not found");
-                outcomes[index] = Some(TriggerOutcome::refused(TriggerStatus::NoTenantFound, key.1.into(), error));
+                let refused = TriggerOutcome::refused(TriggerStatus::NoTenantFound, key.1.into(), error);
+                outcomes[index] = Some(BatchResult::Outcome(refused));
                 continue;
             }
         }
@@ -292,7 +334,7 @@ async fn store_batch(conn: &mut AsyncPgConnection, triggers: &[&PreparedTrigger]
             to_claim.push(key);
         } else {
             // The same transactionId earlier in this batch: it holds the claim whatever its own outcome.
-            outcomes[index] = Some(duplicate(key.1));
+            outcomes[index] = Some(BatchResult::Outcome(duplicate(key.1)));
         }
     }
     let claimed = store::claim_transaction_ids(conn, &to_claim, now).await?;
@@ -303,15 +345,48 @@ async fn store_batch(conn: &mut AsyncPgConnection, triggers: &[&PreparedTrigger]
         }
         if claimed.contains(&(trigger.tenant.environment_id, trigger.transaction_id.clone())) {
             stored.push(trigger);
-            outcomes[index] = Some(TriggerOutcome::processed(trigger.transaction_id.clone()));
+            outcomes[index] = Some(BatchResult::Outcome(TriggerOutcome::processed(trigger.transaction_id.clone())));
         } else {
-            outcomes[index] = Some(duplicate(&trigger.transaction_id));
+            outcomes[index] = Some(BatchResult::Outcome(duplicate(&trigger.transaction_id)));
         }
     }
     if !stored.is_empty() {
         store_fanout(conn, &stored, &existing_tenants, now).await?;
     }
-    Ok(outcomes.into_iter().map(|outcome| outcome.expect("every trigger has an outcome")).collect())
+    let outcomes: Vec<BatchResult> =
+        outcomes.into_iter().map(|outcome| outcome.expect("every trigger has an outcome")).collect();
+    // The keys that were free keep their trigger's outcome, stored or refused.
+    let key_outcomes: Vec<(&KeyUse, serde_json::Value)> = keys
+        .iter()
+        .zip(&outcomes)
+        .filter_map(|(key, result)| match (key, result) {
+            (Some(key), BatchResult::Outcome(outcome)) => Some((*key, outcome.to_stored())),
+            _ => None,
+        })
+        .collect();
+    idempotency_keys::insert_outcomes(conn, &key_outcomes).await?;
+    Ok(outcomes)
+}
+
+/// Claims the keys of the batch's keyed triggers: each whose key is taken gets that as its result,
+/// each whose key holds its own earlier outcome gets that outcome; the others (free keys, no key) are
+/// undecided.
+async fn claim_keys(conn: &mut AsyncPgConnection, keys: &[Option<&KeyUse>]) -> AppResult<Vec<Option<BatchResult>>> {
+    let mut results = vec![None; keys.len()];
+    let (indexes, uses): (Vec<usize>, Vec<&KeyUse>) =
+        keys.iter().enumerate().filter_map(|(index, key)| Some((index, (*key)?))).unzip();
+    if uses.is_empty() {
+        return Ok(results);
+    }
+    let claims = idempotency_keys::claim_all(conn, &uses).await?;
+    for (index, claim) in indexes.into_iter().zip(claims) {
+        results[index] = match claim {
+            Claim::Fresh => None,
+            Claim::Unanswered(stored) => Some(BatchResult::Reused(TriggerOutcome::from_stored(stored)?)),
+            taken => Some(BatchResult::KeyTaken(taken)),
+        };
+    }
+    Ok(results)
 }
 
 fn duplicate(transaction_id: &str) -> TriggerOutcome {
