@@ -9,7 +9,7 @@ use pb::environments_service_client::EnvironmentsServiceClient;
 use reqwest::Method;
 use serde_json::json;
 
-use crate::engine::fixtures::{chat_webhook_workflow, create_workflow, in_app_step};
+use crate::engine::fixtures::{chat_webhook_workflow, count, create_workflow, in_app_step};
 use crate::engine::receiver::Receiver;
 use crate::support::{http_client, TestServer};
 
@@ -79,6 +79,24 @@ async fn series_move_by_exactly_the_traffic_sent() {
         let body = json!({"name": "welcome", "to": format!("subscriber-{n}"), "transactionId": format!("tx-{n}")});
         assert_eq!(server.send_json(Method::POST, "/v1/events/trigger", &body).await.0, 201);
     }
+    // A keyed trigger answered a second time from its stored outcome (its answer lost, as a crash
+    // right after its batch would) is counted once.
+    let keyed = json!({"name": "welcome", "to": "subscriber-k"});
+    for _ in 0..2 {
+        let response =
+            server.request(Method::POST, "/v1/events/trigger").header("idempotency-key", "k").json(&keyed).send().await;
+        assert_eq!(response.unwrap().status(), 201);
+        while count(&server, "idempotency_keys WHERE response_status IS NOT NULL").await == 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let mut conn = server.pool.get().await.unwrap();
+        diesel_async::RunQueryDsl::execute(
+            diesel::sql_query("UPDATE idempotency_keys SET response_status = NULL, response_body = NULL"),
+            &mut conn,
+        )
+        .await
+        .unwrap();
+    }
     let unknown = json!({"name": "no-such-workflow", "to": "subscriber-0"});
     assert_eq!(server.send_json(Method::POST, "/v1/events/trigger", &unknown).await.0, 422);
     let to = json!({"subscriberId": "chatty", "channels": [{"providerId": "chat-webhook",
@@ -97,15 +115,15 @@ async fn series_move_by_exactly_the_traffic_sent() {
         .unwrap();
     assert_eq!(unimplemented.headers()["grpc-status"], "12");
 
-    wait_for_completed(&server, "in_app", 3.0, &before).await;
+    wait_for_completed(&server, "in_app", 4.0, &before).await;
     let after = wait_for_completed(&server, "chat", 1.0, &before).await;
     let moved = |name: &str, labels: &[(&str, &str)]| after.value(name, labels) - before.value(name, labels);
 
-    assert_eq!(moved("herald_triggers_total", &[("status", "processed")]), 4.0);
+    assert_eq!(moved("herald_triggers_total", &[("status", "processed")]), 5.0);
     assert_eq!(moved("herald_triggers_total", &[("status", "rejected")]), 1.0);
     let requests = "herald_request_duration_seconds_count";
     let trigger_route = [("protocol", "rest"), ("method", "POST"), ("route", "/v1/events/trigger")];
-    assert_eq!(moved(requests, &[trigger_route.as_slice(), &[("status", "2xx")]].concat()), 4.0);
+    assert_eq!(moved(requests, &[trigger_route.as_slice(), &[("status", "2xx")]].concat()), 6.0);
     assert_eq!(moved(requests, &[trigger_route.as_slice(), &[("status", "4xx")]].concat()), 1.0);
     let subscriber_route = [("method", "GET"), ("route", "/v2/subscribers/{subscriber_id}")];
     assert_eq!(moved(requests, &[subscriber_route.as_slice(), &[("status", "2xx")]].concat()), 1.0);
@@ -116,10 +134,12 @@ async fn series_move_by_exactly_the_traffic_sent() {
 
     // Trigger jobs are written completed when the trigger is stored: no worker claims them.
     assert_eq!(moved("herald_jobs_total", &[("step_type", "trigger"), ("event", "claimed")]), 0.0);
-    assert_eq!(moved("herald_jobs_total", &[("step_type", "in_app"), ("event", "claimed")]), 3.0);
-    assert_eq!(moved("herald_jobs_total", &[("step_type", "in_app"), ("event", "completed")]), 3.0);
+    assert_eq!(moved("herald_jobs_total", &[("step_type", "in_app"), ("event", "claimed")]), 4.0);
+    assert_eq!(moved("herald_jobs_total", &[("step_type", "in_app"), ("event", "completed")]), 4.0);
     assert_eq!(moved("herald_jobs_total", &[("step_type", "chat"), ("event", "completed")]), 1.0);
-    assert_eq!(moved("herald_ingest_batch_triggers_sum", &[]), 4.0, "every stored trigger is in one batch");
+    // Every trigger that reached the database is in one batch: the five stored, and the keyed one's
+    // retry (its batch found the key holding its outcome and stored nothing).
+    assert_eq!(moved("herald_ingest_batch_triggers_sum", &[]), 6.0);
     let delivered = [("provider", "chat-webhook"), ("outcome", "sent")];
     assert_eq!(moved("herald_delivery_attempt_duration_seconds_count", &delivered), 1.0);
 

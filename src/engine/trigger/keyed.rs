@@ -79,6 +79,17 @@ pub(super) fn report(verdict: KeyVerdict, outcome: Option<TriggerOutcome>) -> Ap
     answer
 }
 
+/// Whether the trigger being run was answered by its key (an earlier outcome, or the key taken) rather
+/// than run: such an answer is not counted as a trigger again.
+pub(super) fn answered_by_key() -> bool {
+    SCOPE
+        .try_with(|scope| {
+            let verdict = scope.verdict.lock().expect("never poisoned");
+            matches!(*verdict, Some(KeyVerdict::Reused | KeyVerdict::Taken(_)))
+        })
+        .unwrap_or(false)
+}
+
 impl TriggerOutcome {
     /// The outcome as the key's row keeps it.
     pub fn to_stored(&self) -> serde_json::Value {

@@ -140,6 +140,9 @@ pub async fn trigger_event(
         Ok(Checked::Refused(outcome)) => Ok(outcome),
         Err(error) => Err(error),
     };
+    if keyed::answered_by_key() {
+        return outcome;
+    }
     engine.metrics.trigger(match &outcome {
         Ok(outcome) => outcome.status.as_str(),
         Err(error) if error.http_status().is_client_error() => "rejected",
