@@ -92,7 +92,9 @@ impl pb::inbox_service_server::InboxService for InboxGrpc {
         let (subscriber, message) = accept_inbox(request)?;
         let mark = inbox_mark(&message, self.state.engine.clock.now())?;
         let mut conn = self.state.connection().await?;
-        let marked = inbox::mark_inbox_notification(&mut conn, &subscriber, &message.notification_id, mark).await?;
+        let now = self.state.engine.clock.now();
+        let marked =
+            inbox::mark_inbox_notification(&mut conn, &subscriber, &message.notification_id, mark, now).await?;
         let position = inbox::inbox_position(&mut conn, &subscriber).await?;
         Ok(with_position(pb::MarkInboxNotificationResponse { data: Some(marked.into()) }, position))
     }
@@ -103,7 +105,8 @@ impl pb::inbox_service_server::InboxService for InboxGrpc {
     ) -> Result<Response<pb::DeleteInboxNotificationResponse>, Status> {
         let (subscriber, message) = accept_inbox(request)?;
         let mut conn = self.state.connection().await?;
-        inbox::mark_inbox_notification(&mut conn, &subscriber, &message.notification_id, MarkAs::Delete).await?;
+        let now = self.state.engine.clock.now();
+        inbox::mark_inbox_notification(&mut conn, &subscriber, &message.notification_id, MarkAs::Delete, now).await?;
         let position = inbox::inbox_position(&mut conn, &subscriber).await?;
         Ok(with_position(pb::DeleteInboxNotificationResponse {}, position))
     }
@@ -147,6 +150,7 @@ impl pb::inbox_service_server::InboxService for InboxGrpc {
             change.expect("checked above"),
             message.tags,
             &message.notification_ids,
+            self.state.engine.clock.now(),
         )
         .await?;
         let position = inbox::inbox_position(&mut conn, &subscriber).await?;
@@ -188,7 +192,9 @@ impl pb::inbox_service_server::InboxService for InboxGrpc {
     ) -> Result<Response<pb::ReadAllInboxNotificationsResponse>, Status> {
         let (subscriber, message) = accept_inbox(request)?;
         let mut conn = self.state.connection().await?;
-        let updated = inbox::read_all_inbox_notifications(&mut conn, &subscriber, message.tags).await?;
+        let updated =
+            inbox::read_all_inbox_notifications(&mut conn, &subscriber, message.tags, self.state.engine.clock.now())
+                .await?;
         let position = inbox::inbox_position(&mut conn, &subscriber).await?;
         let response = pb::ReadAllInboxNotificationsResponse { updated: saturating_count(updated as i64) };
         Ok(with_position(response, position))

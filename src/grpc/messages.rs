@@ -33,6 +33,7 @@ impl pb::messages_service_server::MessagesService for MessagesGrpc {
             &message.subscriber_id,
             &message.message_id,
             mark_as(message.mark_as),
+            self.state.engine.clock.now(),
         )
         .await?;
         Ok(Response::new(pb::MarkMessagesAsResponse { messages: messages_to_proto(updated, true)? }))

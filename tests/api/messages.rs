@@ -218,6 +218,16 @@ fn instant(value: &Value) -> DateTime<Utc> {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn mark_as_stamps_by_the_engine_clock() {
+    let s = setup().await;
+    let message = s.message(&s.ada, "in_app", "t", 1).await;
+    s.server.clock.advance(Duration::days(2));
+    let (status, body) = s.mark("user-1", json!({"messageId": message.to_string(), "markAs": "read"})).await;
+    assert_eq!(status, 201, "{body}");
+    assert!(instant(&body[0]["lastReadDate"]) > Utc::now() + Duration::days(1), "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn mark_as_follows_the_state_table() {
     let s = setup().await;
     let [read, unread, seen, unseen] = [

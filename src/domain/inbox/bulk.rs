@@ -5,6 +5,7 @@
 //! notifications visible when the call starts), then exactly that set is locked and changed, with
 //! one inbox event per notification in the same transaction.
 
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
@@ -65,6 +66,7 @@ pub async fn update_all_inbox_notifications(
     change: BulkChange,
     tags: Vec<String>,
     ids: &[String],
+    now: DateTime<Utc>,
 ) -> AppResult<usize> {
     let mut validator = Validator::new();
     validator.check(
@@ -85,7 +87,7 @@ pub async fn update_all_inbox_notifications(
     conn.transaction::<_, AppError, _>(async |conn| {
         // The snapshot: what is there now. A row that commits later is not in it.
         let ids: Vec<Uuid> = set.select(messages::id).load(conn).await?;
-        let updated = mark_locked_in_id_order(conn, subscriber.tenant, subscriber.id, &ids, change.mark()).await?;
+        let updated = mark_locked_in_id_order(conn, subscriber.tenant, subscriber.id, &ids, change.mark(), now).await?;
         Ok(updated.len())
     })
     .await

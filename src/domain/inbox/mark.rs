@@ -3,6 +3,7 @@
 //! locks, so an inbox mark and a server-side mark-as of the same messages cannot deadlock. Read-all
 //! is one of the bulk changes ([`super::bulk`]).
 
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
@@ -20,11 +21,13 @@ pub async fn mark_inbox_notification(
     subscriber: &InboxSubscriber,
     id: &str,
     mark_as: MarkAs,
+    now: DateTime<Utc>,
 ) -> AppResult<Message> {
     let row = conn
         .transaction::<_, AppError, _>(async |conn| {
             let row = lock_visible(conn, subscriber, id).await?;
-            let updated = mark_locked_in_id_order(conn, subscriber.tenant, subscriber.id, &[row.id], mark_as).await?;
+            let updated =
+                mark_locked_in_id_order(conn, subscriber.tenant, subscriber.id, &[row.id], mark_as, now).await?;
             updated.into_iter().next().ok_or_else(|| not_found(id))
         })
         .await?;
@@ -65,6 +68,7 @@ pub async fn read_all_inbox_notifications(
     conn: &mut AsyncPgConnection,
     subscriber: &InboxSubscriber,
     tags: Vec<String>,
+    now: DateTime<Utc>,
 ) -> AppResult<usize> {
-    update_all_inbox_notifications(conn, subscriber, BulkChange::Read, tags, &[]).await
+    update_all_inbox_notifications(conn, subscriber, BulkChange::Read, tags, &[], now).await
 }

@@ -117,6 +117,7 @@ pub async fn mark_messages_as(
     subscriber_id: &str,
     message_ids: &[String],
     mark_as: Option<MarkAs>,
+    now: DateTime<Utc>,
 ) -> AppResult<Vec<Message>> {
     let mut validator = Validator::new();
     validator.check(
@@ -151,7 +152,7 @@ pub async fn mark_messages_as(
 
     let updated: Vec<StoredMessage> = conn
         .transaction::<_, AppError, _>(async |conn| {
-            let updated = mark_locked_in_id_order(conn, tenant, subscriber.id, &ids, mark_as).await?;
+            let updated = mark_locked_in_id_order(conn, tenant, subscriber.id, &ids, mark_as, now).await?;
             if updated.len() != requested.len() {
                 let unknown: Vec<&str> = requested
                     .iter()
@@ -183,6 +184,7 @@ pub async fn mark_locked_in_id_order(
     subscriber: Uuid,
     ids: &[Uuid],
     mark_as: MarkAs,
+    now: DateTime<Utc>,
 ) -> AppResult<Vec<StoredMessage>> {
     // The rows are locked in id order first: an UPDATE locks them in the order its scan meets
     // them, which changes as updates move row versions, so two concurrent marks of the same
@@ -198,7 +200,7 @@ pub async fn mark_locked_in_id_order(
         .load(conn)
         .await?;
     let updated = diesel::update(messages::table.filter(messages::id.eq_any(&locked)))
-        .set(mark_as.change(Utc::now()))
+        .set(mark_as.change(now))
         .returning(StoredMessage::as_returning())
         .get_results(conn)
         .await?;

@@ -100,3 +100,25 @@ async fn read_all_leaves_notifications_that_arrive_while_it_runs_unread() {
     assert!(read_state(&inbox.server, present).await.0, "what was there when it started is read");
     assert!(!read_state(&inbox.server, arrived).await.0, "what arrived meanwhile is not swept up");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn marks_are_stamped_by_the_engine_clock() {
+    let inbox = Inbox::start(json!({})).await;
+    let one = inbox.notify(&inbox.ada, minutes_ago(2)).await;
+    let other = inbox.notify(&inbox.ada, minutes_ago(1)).await;
+    // The engine's clock, which every other timestamp of Herald follows (snooze times included), is
+    // two days ahead of the wall clock here: a mark stamped by the wall clock would show it.
+    inbox.server.clock.advance(chrono::TimeDelta::days(2));
+    let ahead = chrono::Utc::now() + chrono::TimeDelta::days(1);
+    let token = inbox.token("ada").await;
+
+    let (status, body) = inbox.call(&token, Method::PATCH, &format!("/v1/inbox/notifications/{one}/read"), None).await;
+    assert_eq!(status, 200, "{body}");
+    let read_at: chrono::DateTime<chrono::Utc> = body["data"]["readAt"].as_str().unwrap().parse().unwrap();
+    assert!(read_at > ahead, "{read_at}");
+
+    let (status, _) = inbox.call(&token, Method::POST, "/v1/inbox/notifications/read", Some(&json!({}))).await;
+    assert_eq!(status, 204);
+    let (read, _, last_read, _) = read_state(&inbox.server, other).await;
+    assert!(read && last_read.unwrap() > ahead, "{last_read:?}");
+}
