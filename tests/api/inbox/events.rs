@@ -235,6 +235,11 @@ async fn another_subscribers_stream_never_sees_the_events() {
     assert_eq!(event.id, "1");
     assert!(event.data["notification"]["body"].as_str().unwrap().starts_with("Order B-1"), "{:?}", event.data);
     assert_eq!(event.data["notification"]["to"]["subscriberId"], "bob");
+    // The workflow the event's notification names, as the list shows it.
+    let notification = &event.data["notification"];
+    assert_eq!((&notification["tags"], &notification["severity"]), (&json!(["orders"]), &json!("high")));
+    assert_eq!(notification["workflow"]["identifier"], inbox.flow["workflowId"]);
+    assert_eq!(notification["workflow"]["name"], "Order shipped");
 }
 
 #[tokio::test(flavor = "multi_thread")]
