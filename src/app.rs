@@ -7,7 +7,7 @@ use crate::auth::ApiKeyCache;
 use crate::crypto::CredentialCipher;
 use crate::db::request::Connection;
 use crate::db::DbPool;
-use crate::domain::inbox::{InboxFeed, SessionTokens};
+use crate::domain::inbox::SessionTokens;
 use crate::domain::tenancy::EnvironmentCache;
 use crate::engine::delivery_status::SnsCertificates;
 use crate::engine::EngineContext;
@@ -46,8 +46,6 @@ pub struct SharedState {
     pub rate_limits: RateLimits,
     /// Issues and verifies inbox session tokens (keyed from the same secret as `cipher`).
     pub inbox_tokens: SessionTokens,
-    /// This process's inbox event streams, woken by its one `LISTEN` connection.
-    pub inbox_feed: InboxFeed,
     /// The environment the inbox demo page names by default: the seeded one in the
     /// zero-configuration run, none on a shared database.
     pub inbox_demo_application: Option<String>,

@@ -13,7 +13,7 @@ use crate::app::{AppState, SharedState};
 use crate::config::RateLimitSettings;
 use crate::crypto::CredentialCipher;
 use crate::db::DbPool;
-use crate::domain::inbox::{InboxFeed, SessionTokens};
+use crate::domain::inbox::SessionTokens;
 use crate::engine::delivery_status::SnsCertificates;
 use crate::engine::worker::{run_workers, WorkerSettings, WorkerShared};
 use crate::engine::{Clock, EngineContext};
@@ -122,12 +122,11 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
             let sns_certificates = Arc::new(SnsCertificates::new(provider_settings.clone()));
             let rate_limits = RateLimits::new(rate_limits);
             tokio::spawn(processes::heartbeat(pool.clone(), rate_limits.processes(), stop_server.subscribe()));
-            let inbox_feed = InboxFeed::start(pool.clone());
-            let streams = inbox_feed.clone();
+            let streams = engine.inbox_feed.clone();
+            streams.listen(pool.clone());
             let state = AppState::new(SharedState {
                 key_answers: KeyAnswers::start(pool.clone()),
                 pool,
-                inbox_feed,
                 inbox_tokens: SessionTokens::new(&cipher),
                 cipher,
                 engine,

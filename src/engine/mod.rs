@@ -22,6 +22,7 @@ pub use clock::Clock;
 
 use std::sync::Arc;
 
+use crate::domain::inbox::InboxFeed;
 use crate::domain::workflows::WorkflowCache;
 use crate::error;
 use crate::metrics::Metrics;
@@ -39,6 +40,8 @@ pub struct EngineContext {
     pub ingest: trigger::ingest::Ingest,
     /// The process's Prometheus metrics.
     pub metrics: Arc<Metrics>,
+    /// Wakes the inbox event streams of this process and, by `NOTIFY`, of the others.
+    pub inbox_feed: InboxFeed,
 }
 
 impl EngineContext {
@@ -48,6 +51,7 @@ impl EngineContext {
         let wakeup = wake::Wakeup::start(pool.clone(), wake_channel.clone());
         let metrics = Arc::new(Metrics::new(pool));
         let ingest = trigger::ingest::Ingest::start(pool.clone(), wakeup.clone(), metrics.clone());
-        Ok(Self { clock, wake_channel, wakeup, workflows: WorkflowCache::default(), ingest, metrics })
+        let inbox_feed = InboxFeed::start(pool.clone());
+        Ok(Self { clock, wake_channel, wakeup, workflows: WorkflowCache::default(), ingest, metrics, inbox_feed })
     }
 }

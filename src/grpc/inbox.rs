@@ -49,11 +49,15 @@ impl pb::inbox_service_server::InboxService for InboxGrpc {
         request: Request<pb::StreamInboxEventsRequest>,
     ) -> Result<Response<Self::StreamInboxEventsStream>, Status> {
         let (subscriber, message) = accept_inbox(request)?;
-        let events =
-            inbox::inbox_events(self.state.pool.clone(), &self.state.inbox_feed, subscriber, message.last_event_id)
-                .map(|event| {
-                    event.map(|event| pb::StreamInboxEventsResponse { event: Some(event.into()) }).map_err(Status::from)
-                });
+        let events = inbox::inbox_events(
+            self.state.pool.clone(),
+            &self.state.engine.inbox_feed,
+            subscriber,
+            message.last_event_id,
+        )
+        .map(|event| {
+            event.map(|event| pb::StreamInboxEventsResponse { event: Some(event.into()) }).map_err(Status::from)
+        });
         Ok(Response::new(Box::pin(events)))
     }
 

@@ -32,8 +32,8 @@ pub use actions::{is_completed, update_inbox_action, ActionType};
 pub use bulk::{update_all_inbox_notifications, BulkChange, MAX_BULK_IDS};
 pub use count::{count_inbox_notifications, MAX_FILTERS};
 pub use events::{
-    inbox_events, inbox_position, record_inbox_events, InboxChange, InboxCounts, InboxEvent, InboxEventKind, InboxFeed,
-    InboxPosition,
+    inbox_events, inbox_position, record_inbox_events, Announce, InboxBump, InboxChange, InboxCounts, InboxEvent,
+    InboxEventKind, InboxFeed, InboxPosition,
 };
 pub use list::{list_inbox_notifications, InboxPage, InboxQuery, DEFAULT_LIMIT, MAX_LIMIT};
 pub use mark::{mark_inbox_notification, read_all_inbox_notifications};

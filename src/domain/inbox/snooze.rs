@@ -12,7 +12,7 @@ use diesel::sql_types::{Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
-use super::events::{record_inbox_events, InboxChange};
+use super::events::{record_inbox_events, Announce, InboxChange};
 use super::INBOX_CHANNEL;
 use crate::domain::messages::MarkAs;
 use crate::domain::validation::Validator;
@@ -63,7 +63,7 @@ pub async fn unsnooze_due(conn: &mut AsyncPgConnection, now: DateTime<Utc>) -> A
                 .load(conn)
                 .await?;
                 let ids: Vec<Uuid> = due.into_iter().map(|due| due.id).collect();
-                record_inbox_events(conn, InboxChange::Marked(MarkAs::Unsnooze), &ids).await?;
+                record_inbox_events(conn, InboxChange::Marked(MarkAs::Unsnooze), &ids, Announce::WithCommit).await?;
                 Ok(ids)
             })
             .await?;

@@ -7,7 +7,7 @@ use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use uuid::Uuid;
 
-use super::message::{message_row, NewMessage};
+use super::message::{insert_messages, message_row, NewMessage};
 use crate::db::schema::{messages, provider_deliveries};
 use crate::engine::jobs::{lock_leased, Job};
 use crate::engine::runtime::WorkerShared;
@@ -43,12 +43,7 @@ pub async fn prepare(
         }
         let message_id = match message {
             Some(message) => {
-                diesel::insert_into(messages::table)
-                    .values(message_row(job, message, now))
-                    .on_conflict(messages::job_id)
-                    .do_nothing()
-                    .execute(conn)
-                    .await?;
+                insert_messages(conn, &[message_row(job, message, now)]).await?;
                 let id: Uuid =
                     messages::table.filter(messages::job_id.eq(job.id)).select(messages::id).first(conn).await?;
                 Some(id)

@@ -14,13 +14,13 @@ use uuid::Uuid;
 use super::claim::BatchLease;
 use super::WorkerShared;
 use crate::db::batch::{update_by_pairs, update_from_records};
-use crate::db::schema::{jobs, messages};
-use crate::domain::inbox::{record_inbox_events, InboxChange};
+use crate::db::schema::jobs;
+use crate::domain::inbox::{record_inbox_events, Announce, InboxChange};
 use crate::domain::subscribers::{remove_dead_destinations, DeadDestination};
 use crate::engine::details::{insert_details, Detail, DetailStatus};
 use crate::engine::digest_windows::{self, Merge};
 use crate::engine::jobs::{lock_leased, Job};
-use crate::engine::steps::message::{message_row, NewMessageRow};
+use crate::engine::steps::message::{insert_messages, message_row, NewMessageRow};
 use crate::engine::steps::Outcome;
 use crate::error::{AppError, AppResult};
 use crate::workflow::JobStatus;
@@ -33,7 +33,7 @@ pub async fn commit_outcomes(
     outcomes: Vec<Outcome>,
     now: DateTime<Utc>,
 ) -> AppResult<()> {
-    let queued = conn
+    let (queued, inbox_bumps) = conn
         .transaction::<_, AppError, _>(async |conn| {
             write_delivery_updates(conn, &outcomes, now).await?;
             let ids: Vec<Uuid> = outcomes.iter().map(|outcome| outcome.job.id).collect();
@@ -50,18 +50,14 @@ pub async fn commit_outcomes(
                     outcome.new_message.as_ref().map(|message| message_row(&outcome.job, message, now))
                 })
                 .collect();
+            let mut inbox_bumps = Vec::new();
             if !new_messages.is_empty() {
-                let inserted: Vec<Uuid> = diesel::insert_into(messages::table)
-                    .values(&new_messages)
-                    .on_conflict(messages::job_id)
-                    .do_nothing()
-                    .returning(messages::id)
-                    .get_results(conn)
-                    .await?;
+                let inserted = insert_messages(conn, &new_messages).await?;
                 // The in-app ones reach their subscribers' inboxes: a `received` event each, committed
                 // with them (a message already stored by an earlier run is not returned, nor announced
-                // twice).
-                record_inbox_events(conn, InboxChange::Received, &inserted).await?;
+                // twice), and announced after the commit.
+                inbox_bumps =
+                    record_inbox_events(conn, InboxChange::Received, &inserted, Announce::AfterCommit).await?;
             }
             write_message_updates(conn, &outcomes, now).await?;
             let dead: Vec<DeadDestination> =
@@ -87,9 +83,10 @@ pub async fn commit_outcomes(
             );
             details.extend(record_merges(conn, &merges, now).await?);
             insert_details(conn, &details, now).await?;
-            Ok(queued)
+            Ok((queued, inbox_bumps))
         })
         .await?;
+    shared.engine.inbox_feed.announce(inbox_bumps);
     if queued > 0 {
         shared.engine.wakeup.wake();
     }

@@ -1,40 +1,42 @@
 //! Fan-in of inbox events across processes: one `LISTEN` connection per process (not per client
 //! connection), dispatching each notification (`<subscriber id>:<seq>`) to the streams of that
 //! subscriber in this process through a map of watch channels. A notification only wakes a stream;
-//! the stream reads the log itself, so a notification lost while the listener reconnects costs
-//! latency (until the stream's poll), never an event.
+//! the stream reads the log itself, so a notification lost (the listener reconnecting, a writer
+//! killed between its commit and its announcement) costs latency (until the stream's poll), never an
+//! event.
+//!
+//! Events are announced in one of two ways (see [`super::log::Announce`]): by a `NOTIFY` queued in
+//! the writing transaction, or, for the worker's commits, after the commit by [`InboxFeed::announce`]:
+//! this process's streams are woken at once, and one task sends the `NOTIFY`s for the others, many in
+//! one statement.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use diesel::sql_types::Text;
-use diesel_async::RunQueryDsl;
+use diesel::sql_types::{Array, Text};
+use diesel_async::{AsyncConnection, RunQueryDsl};
 use futures_util::StreamExt;
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 use uuid::Uuid;
 
-use super::log::CHANNEL_SQL;
+use super::log::{InboxBump, CHANNEL_SQL};
 use crate::db::DbPool;
-use crate::error::AppResult;
+use crate::error::{AppError, AppResult};
 
 /// How long the listener waits before reconnecting after losing its connection.
 const RECONNECT_DELAY: Duration = Duration::from_secs(1);
 
 /// This process's followers of inbox events, by subscriber (internal id).
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct InboxFeed {
     /// The highest sequence number notified per followed subscriber; entries live while followed.
     followers: Arc<Mutex<HashMap<Uuid, watch::Sender<i64>>>>,
     /// Set when the process stops serving: every stream ends, and its client resumes elsewhere, rather
     /// than holding the drain until its timeout.
     closing: Arc<watch::Sender<bool>>,
-}
-
-impl Default for InboxFeed {
-    fn default() -> Self {
-        Self { followers: Arc::default(), closing: Arc::new(watch::channel(false).0) }
-    }
+    /// Events committed by this process, for the announcer task to `NOTIFY` to the other processes.
+    unannounced: mpsc::UnboundedSender<Vec<InboxBump>>,
 }
 
 /// A stream's subscription to its subscriber's notifications; dropping it unfollows.
@@ -47,11 +49,36 @@ pub struct Following {
 }
 
 impl InboxFeed {
-    /// The feed of a process, with its listener started on `pool`.
+    /// The feed of a process, with its announcer task started on `pool`. A process that serves
+    /// streams also starts [`InboxFeed::listen`].
     pub fn start(pool: DbPool) -> Self {
-        let feed = Self::default();
-        tokio::spawn(feed.clone().listen(pool));
+        let (feed, unannounced) = Self::new();
+        tokio::spawn(announce_to_other_processes(pool, unannounced));
         feed
+    }
+
+    fn new() -> (Self, mpsc::UnboundedReceiver<Vec<InboxBump>>) {
+        let (unannounced, receiver) = mpsc::unbounded_channel();
+        let feed = Self { followers: Arc::default(), closing: Arc::new(watch::channel(false).0), unannounced };
+        (feed, receiver)
+    }
+
+    /// Starts this process's listener on `pool`: its streams then hear of events written by any process.
+    pub fn listen(&self, pool: DbPool) {
+        tokio::spawn(self.clone().keep_listening(pool));
+    }
+
+    /// Wakes the streams following `bumps`' subscribers, here at once and in other processes through
+    /// the announcer task. Call after the commit that wrote their events.
+    pub fn announce(&self, bumps: Vec<InboxBump>) {
+        if bumps.is_empty() {
+            return;
+        }
+        for bump in &bumps {
+            self.wake(bump.subscriber, bump.seq);
+        }
+        // Only fails once the announcer task is gone (the runtime shutting down).
+        let _ = self.unannounced.send(bumps);
     }
 
     /// Follows `subscriber`: the returned receiver changes whenever an event of it is notified.
@@ -69,6 +96,10 @@ impl InboxFeed {
     fn dispatch(&self, payload: &str) {
         let Some((subscriber, seq)) = payload.split_once(':') else { return };
         let (Ok(subscriber), Ok(seq)) = (Uuid::try_parse(subscriber), seq.parse::<i64>()) else { return };
+        self.wake(subscriber, seq);
+    }
+
+    fn wake(&self, subscriber: Uuid, seq: i64) {
         let followers = self.followers.lock().expect("the feed's lock is never poisoned");
         if let Some(sender) = followers.get(&subscriber) {
             sender.send_if_modified(|last| {
@@ -87,13 +118,12 @@ impl InboxFeed {
         }
     }
 
-    async fn listen(self, pool: DbPool) {
+    async fn keep_listening(self, pool: DbPool) {
         loop {
             if let Err(error) = self.listen_once(&pool).await {
                 tracing::warn!(%error, "inbox event listener lost its connection; streams poll until it is back");
             }
             tokio::time::sleep(RECONNECT_DELAY).await;
-            self.wake_all();
         }
     }
 
@@ -106,12 +136,51 @@ impl InboxFeed {
         let mut conn = pool.get().await?;
         let channel: Channel = diesel::sql_query(format!("SELECT {CHANNEL_SQL} AS name")).get_result(&mut conn).await?;
         diesel::sql_query(format!("LISTEN \"{}\"", channel.name)).execute(&mut conn).await?;
+        // Listening again after a lost connection: what was notified meanwhile is unknown. Woken once
+        // the LISTEN holds, every stream reads what it missed and nothing notified after slips between.
+        self.wake_all();
         let mut notifications = std::pin::pin!(conn.notifications_stream());
         while let Some(notification) = notifications.next().await {
             self.dispatch(&notification?.payload);
         }
         Ok(())
     }
+}
+
+/// Sends the `NOTIFY`s of the events announced in this process, all those waiting in one statement
+/// (the latest number per subscriber), committed without waiting for its flush: a notification lost
+/// in a crash only delays a stream until its poll. A failure drops them for the same reason.
+async fn announce_to_other_processes(pool: DbPool, mut unannounced: mpsc::UnboundedReceiver<Vec<InboxBump>>) {
+    while let Some(bumps) = unannounced.recv().await {
+        let mut latest: HashMap<Uuid, i64> = HashMap::new();
+        let mut add = |bumps: Vec<InboxBump>| {
+            for bump in bumps {
+                let seq = latest.entry(bump.subscriber).or_default();
+                *seq = (*seq).max(bump.seq);
+            }
+        };
+        add(bumps);
+        while let Ok(more) = unannounced.try_recv() {
+            add(more);
+        }
+        let payloads: Vec<String> = latest.iter().map(|(subscriber, seq)| format!("{subscriber}:{seq}")).collect();
+        if let Err(error) = notify(&pool, &payloads).await {
+            tracing::warn!(%error, "could not notify other processes of inbox events; their streams poll");
+        }
+    }
+}
+
+async fn notify(pool: &DbPool, payloads: &[String]) -> AppResult<()> {
+    let mut conn = pool.get().await?;
+    conn.transaction::<_, AppError, _>(async |conn| {
+        diesel::sql_query("SET LOCAL synchronous_commit = off").execute(conn).await?;
+        diesel::sql_query(format!("SELECT pg_notify({CHANNEL_SQL}, payload) FROM unnest($1::text[]) payload"))
+            .bind::<Array<Text>, _>(payloads)
+            .execute(conn)
+            .await?;
+        Ok(())
+    })
+    .await
 }
 
 impl Drop for Following {
@@ -130,7 +199,7 @@ mod tests {
 
     #[test]
     fn a_notification_wakes_only_its_subscribers_followers_and_the_last_one_out_unfollows() {
-        let feed = InboxFeed::default();
+        let (feed, _unannounced) = InboxFeed::new();
         let (alice, bob) = (Uuid::now_v7(), Uuid::now_v7());
         let mut first = feed.follow(alice);
         let second = feed.follow(alice);

@@ -3,12 +3,12 @@
 //!
 //! The first statement bumps (and so locks until commit) the `inbox_sequences` row of each subscriber
 //! concerned, in a fixed order so two transactions never wait on each other's rows, and queues a
-//! `NOTIFY` per subscriber. The second one runs after the locks are held: under READ COMMITTED it
+//! `NOTIFY` per subscriber when asked to ([`Announce`]). The second one runs after the locks are held: under READ COMMITTED it
 //! sees every change committed by the transactions that held them before, so the counts it writes are
 //! exact at commit. Every writer of a subscriber's in-app messages goes through here, so the sequence
 //! is gap-free and in commit order.
 
-use diesel::sql_types::{Array, Nullable, Text, Uuid as SqlUuid};
+use diesel::sql_types::{Array, BigInt, Nullable, Text, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
@@ -45,6 +45,27 @@ impl InboxChange {
     }
 }
 
+/// How the streams following the subscribers hear of the events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Announce {
+    /// A `NOTIFY` queued in the transaction, delivered at its commit: for writers that do not commit
+    /// the transaction themselves (a request's, which a keyed request's middleware commits).
+    /// PostgreSQL commits notifying transactions one at a time, their WAL flush included.
+    WithCommit,
+    /// The caller passes the returned bumps to [`super::InboxFeed::announce`] after its commit, so its
+    /// commit does not queue behind other notifying ones: the worker's, at hundreds a second.
+    AfterCommit,
+}
+
+/// A subscriber's sequence after a write: its events up to `seq` are committed with the write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, diesel::QueryableByName)]
+pub struct InboxBump {
+    #[diesel(sql_type = SqlUuid, column_name = subscriber_id)]
+    pub subscriber: Uuid,
+    #[diesel(sql_type = BigInt, column_name = last_seq)]
+    pub seq: i64,
+}
+
 /// The `NOTIFY` channel of the inbox in the connection's schema (channels are per database; tests and
 /// deployments may share one with a schema each). Channel names are identifiers: 63 bytes at most.
 pub(super) const CHANNEL_SQL: &str = "left('herald_inbox_' || current_schema(), 63)";
@@ -59,16 +80,22 @@ pub(super) const COUNTS_SQL: &str = "
                AND x.deleted_at IS NULL) c";
 
 /// Writes the inbox events of those of `message_ids` that are in-app messages (others are ignored),
-/// as `change`. Call inside the transaction that changed them, after the change.
+/// as `change`, and returns each subscriber's sequence after them. Call inside the transaction that
+/// changed them, after the change.
 pub async fn record_inbox_events(
     conn: &mut AsyncPgConnection,
     change: InboxChange,
     message_ids: &[Uuid],
-) -> AppResult<()> {
+    announce: Announce,
+) -> AppResult<Vec<InboxBump>> {
     if message_ids.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
-    diesel::sql_query(format!(
+    let notify = match announce {
+        Announce::WithCommit => format!(", pg_notify({CHANNEL_SQL}, subscriber_id::text || ':' || last_seq)::text"),
+        Announce::AfterCommit => String::new(),
+    };
+    let bumps: Vec<InboxBump> = diesel::sql_query(format!(
         "WITH touched AS (
              SELECT environment_id, subscriber_id, count(*) AS events FROM messages
              WHERE id = ANY($2) AND channel = $1
@@ -80,11 +107,11 @@ pub async fn record_inbox_events(
              ON CONFLICT (environment_id, subscriber_id) DO UPDATE SET last_seq = s.last_seq + excluded.last_seq
              RETURNING subscriber_id, last_seq
          )
-         SELECT pg_notify({CHANNEL_SQL}, subscriber_id::text || ':' || last_seq) FROM bumped"
+         SELECT subscriber_id, last_seq{notify} FROM bumped"
     ))
     .bind::<Text, _>(INBOX_CHANNEL)
     .bind::<Array<SqlUuid>, _>(message_ids)
-    .execute(conn)
+    .load(conn)
     .await?;
     // Each subscriber's events take the numbers its bump reserved, in message id order. The counts are
     // read once per subscriber (MATERIALIZED): inlined, the planner joined them per message, and a
@@ -114,5 +141,5 @@ pub async fn record_inbox_events(
     .bind::<Nullable<Text>, _>(change.change())
     .execute(conn)
     .await?;
-    Ok(())
+    Ok(bumps)
 }

@@ -2,9 +2,10 @@
 //!
 //! - [`log`]: every change of a subscriber's in-app messages (a new one, a mark) writes an
 //!   `inbox_events` row, with the subscriber's next sequence number and its exact unread and unseen
-//!   counts, in the transaction of the change, and a `NOTIFY` that PostgreSQL delivers at its commit.
+//!   counts, in the transaction of the change, and a `NOTIFY` that PostgreSQL delivers at its commit
+//!   (the worker's commits announce theirs just after instead: [`log::Announce`]).
 //! - [`feed`]: one `LISTEN` connection per process passes those notifications on to the streams of
-//!   this process that follow the subscriber.
+//!   this process that follow the subscriber; events committed by this process wake them directly.
 //! - [`stream`]: one stream per client connection (SSE or gRPC), reading its subscriber's log from
 //!   the client's last event on, woken by the feed and polling as a fallback.
 //!
@@ -15,5 +16,5 @@ mod log;
 mod stream;
 
 pub use feed::InboxFeed;
-pub use log::{record_inbox_events, InboxChange};
+pub use log::{record_inbox_events, Announce, InboxBump, InboxChange};
 pub use stream::{inbox_events, inbox_position, InboxCounts, InboxEvent, InboxEventKind, InboxPosition};

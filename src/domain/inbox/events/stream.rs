@@ -1,19 +1,18 @@
 //! One client's stream of inbox events: where it starts (the client's last event, or now), the
 //! replay of the log from there, then live events as the feed wakes it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable, Text, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
-use tokio::sync::mpsc;
-use tokio_stream::wrappers::ReceiverStream;
+use futures_util::Stream;
 use uuid::Uuid;
 
 use super::super::{InboxSubscriber, INBOX_CHANNEL};
-use super::feed::InboxFeed;
+use super::feed::{Following, InboxFeed};
 use super::log::COUNTS_SQL;
 use crate::db::schema::{messages, subscribers, workflows};
 use crate::db::DbPool;
@@ -24,11 +23,11 @@ use crate::error::{AppError, AppResult};
 
 /// Events read from the log at once.
 const PAGE: i64 = 100;
-/// Longest wait without a wake-up: the fallback for a notification the listener missed.
-const POLL_INTERVAL: Duration = Duration::from_secs(5);
-/// Events a slow client may have pending before the stream stops reading for it.
-const BUFFER: usize = 16;
-
+/// Longest wait without a wake-up: the fallback for a notification that never came (its writer
+/// killed between its commit and its announcement). Every other loss wakes the streams: the listener
+/// wakes them all when it listens again. At 10,000 idle streams a 5 s poll read the log 2,000 times a
+/// second for nothing.
+const POLL_INTERVAL: Duration = Duration::from_secs(30);
 /// What an event reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InboxEventKind {
@@ -56,8 +55,7 @@ pub struct InboxEvent {
     /// For `Changed`: the mark (`read`, `archive`, …).
     pub change: Option<String>,
     /// The message as it is now; `None` for reset and counts, and once retention deleted it. Boxed: a
-    /// message is most of a kilobyte, and each stream's channel allocates its slots up front (a block
-    /// of 32), which made an idle stream cost ~30 KB (`scripts/bench-inbox-sse.sh`).
+    /// message is most of a kilobyte, and an event is moved by value through the stream's layers.
     pub notification: Option<Box<Message>>,
     /// The counts right after the event.
     pub counts: InboxCounts,
@@ -66,52 +64,91 @@ pub struct InboxEvent {
 /// The subscriber's events after `last_event_id` (replayed from the log, then live), or from now on
 /// (opened by a `Counts` event) without one. The stream ends when the client drops it or the feed
 /// closes; a database error ends it with that error (the client resumes from its last event).
+///
+/// The stream is polled by its connection's body: no task or channel of its own, and between reads it
+/// holds only its cursor and its wait (each read's future is boxed while it runs). An idle stream costs
+/// its connection little beyond the connection itself (`scripts/bench-inbox-sse.sh`).
 pub fn inbox_events(
     pool: DbPool,
     feed: &InboxFeed,
     subscriber: InboxSubscriber,
     last_event_id: Option<i64>,
-) -> ReceiverStream<AppResult<InboxEvent>> {
-    let (sender, receiver) = mpsc::channel(BUFFER);
-    // Followed before the first read, so no event committed after that read goes unnoticed.
-    let mut following = feed.follow(subscriber.id);
-    tokio::spawn(async move {
-        let sent = async {
-            let mut last = match start(&pool, &subscriber, last_event_id).await? {
-                (last, Some(event)) => {
-                    if sender.send(Ok(event)).await.is_err() {
-                        return Ok(());
-                    }
-                    last
-                }
-                (last, None) => last,
-            };
-            loop {
-                let events = read_after(&pool, &subscriber, last).await?;
-                let full = events.len() as i64 == PAGE;
-                for event in events {
-                    last = event.seq;
-                    if sender.send(Ok(event)).await.is_err() {
-                        return Ok(());
-                    }
-                }
-                if full {
-                    continue;
-                }
-                tokio::select! {
-                    _ = following.wake.changed() => {}
-                    _ = tokio::time::sleep(POLL_INTERVAL) => {}
-                    _ = sender.closed() => return Ok(()),
-                    _ = following.closing.wait_for(|closing| *closing) => return Ok(()),
+) -> impl Stream<Item = AppResult<InboxEvent>> + Send + 'static {
+    let cursor = Cursor {
+        // Followed before the first read, so no event committed after that read goes unnoticed.
+        following: feed.follow(subscriber.id),
+        pool,
+        subscriber,
+        resume_from: last_event_id,
+        last: None,
+        read_at_once: true,
+        pending: VecDeque::new(),
+        ended: false,
+    };
+    futures_util::stream::unfold(cursor, async |mut cursor| {
+        let next = cursor.next().await?;
+        Some((next, cursor))
+    })
+}
+
+/// Where one stream stands.
+struct Cursor {
+    pool: DbPool,
+    subscriber: InboxSubscriber,
+    following: Following,
+    /// The client's last event, if it sent one.
+    resume_from: Option<i64>,
+    /// The last event read; `None` until the start is read.
+    last: Option<i64>,
+    /// Read the log again without waiting for a wake-up (after the start, and after a full page).
+    read_at_once: bool,
+    /// Events read and not yet sent.
+    pending: VecDeque<InboxEvent>,
+    ended: bool,
+}
+
+impl Cursor {
+    /// The next event to send, or `None` once the stream ends.
+    async fn next(&mut self) -> Option<AppResult<InboxEvent>> {
+        loop {
+            if let Some(event) = self.pending.pop_front() {
+                return Some(Ok(event));
+            }
+            if self.ended {
+                return None;
+            }
+            if let Err(error) = self.read().await {
+                self.ended = true;
+                return Some(Err(error));
+            }
+        }
+    }
+
+    /// Reads the start, or waits for a wake-up (unless a read is due at once) and reads the next page.
+    async fn read(&mut self) -> AppResult<()> {
+        let Some(last) = self.last else {
+            let (last, opening) = Box::pin(start(&self.pool, &self.subscriber, self.resume_from)).await?;
+            self.last = Some(last);
+            self.pending.extend(opening);
+            return Ok(());
+        };
+        if !self.read_at_once {
+            let following = &mut self.following;
+            tokio::select! {
+                _ = following.wake.changed() => {}
+                _ = tokio::time::sleep(POLL_INTERVAL) => {}
+                _ = following.closing.wait_for(|closing| *closing) => {
+                    self.ended = true;
+                    return Ok(());
                 }
             }
-        };
-        let result: AppResult<()> = sent.await;
-        if let Err(error) = result {
-            let _ = sender.send(Err(error)).await;
         }
-    });
-    ReceiverStream::new(receiver)
+        let events = Box::pin(read_after(&self.pool, &self.subscriber, last)).await?;
+        self.read_at_once = events.len() as i64 == PAGE;
+        self.last = Some(events.last().map_or(last, |event| event.seq));
+        self.pending.extend(events);
+        Ok(())
+    }
 }
 
 /// Where a subscriber's inbox stands: its latest event number and its counts right after that event.
