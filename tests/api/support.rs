@@ -406,6 +406,12 @@ impl TestServer {
     /// Terminates every database connection the server holds, as an administrator (or a restart) would;
     /// returns how many there were.
     pub async fn terminate_connections(&self) -> i64 {
+        self.terminate_connections_whose_last_query_starts_with("").await
+    }
+
+    /// Terminates those of the server's database connections whose last statement starts with `prefix`
+    /// (a `LISTEN` connection, say); returns how many there were.
+    pub async fn terminate_connections_whose_last_query_starts_with(&self, prefix: &str) -> i64 {
         use diesel::sql_types::{BigInt, Text};
         use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
         #[derive(diesel::QueryableByName)]
@@ -415,9 +421,11 @@ impl TestServer {
         }
         let mut conn = AsyncPgConnection::establish(&database_url(TEST_DATABASE)).await.expect("connect");
         let terminated: Terminated = diesel::sql_query(
-            "SELECT count(pg_terminate_backend(pid)) AS count FROM pg_stat_activity WHERE application_name = $1",
+            "SELECT count(pg_terminate_backend(pid)) AS count FROM pg_stat_activity
+             WHERE application_name = $1 AND starts_with(query, $2)",
         )
         .bind::<Text, _>(&self.schema)
+        .bind::<Text, _>(prefix)
         .get_result(&mut conn)
         .await
         .expect("terminate");

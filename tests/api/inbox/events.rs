@@ -277,6 +277,21 @@ async fn a_message_written_by_a_worker_process_reaches_the_stream_held_by_an_api
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_stream_hears_of_events_written_while_its_processs_listener_was_cut_off() {
+    let inbox = Inbox::on(TestServer::start_api_only().await, json!({})).await;
+    let mut stream = EventStream::open(&inbox.server, &inbox.token("ada").await, None, true).await;
+    assert_eq!(stream.next().await.event, "counts");
+    let _worker = inbox.server.start_worker_process().await;
+    let cut = inbox.server.terminate_connections_whose_last_query_starts_with("LISTEN \"herald_inbox_").await;
+    assert_eq!(cut, 1, "the API process listens on one connection");
+    // Written by the worker process while the API process's listener reconnects: its NOTIFY may reach
+    // no one. The listener wakes its streams once it listens again, well before their 30 s poll.
+    ship(&inbox, "ada", "A-1").await;
+    let received = stream.next().await;
+    assert_eq!((received.event.as_str(), received.id.as_str(), counts(&received)), ("received", "1", (1, 1)));
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn grpc_streams_the_same_events_and_resumes_from_the_last_id() {
     let inbox = Inbox::start(json!({})).await;
     let token = inbox.token("ada").await;
