@@ -2,8 +2,10 @@
 # Benchmark of the inbox event stream (a measurement, not a test), on the release build and its private
 # cluster (issue 19's scale goals):
 #   1. the 401 baseline (GET /v1/environments/me without a key), for ratios measured in the same run;
-#   2. memory: Herald's RSS idle, then holding N idle SSE connections (default 10,000, over 100
-#      subscribers), each having received its opening `counts` event; keep-alives flow meanwhile;
+#   2. memory: Herald's RSS idle, then holding N keep-alive connections (default 10,000) that each
+#      answered a GET /healthz (what a connection costs), then with an idle SSE stream on each of them
+#      (over 100 subscribers), each having received its opening `counts` event (what a stream adds);
+#      keep-alives flow meanwhile;
 #   3. trigger-to-event latency: one stream per `live-*` subscriber (500), triggers of the seeded in-app
 #      `welcome` workflow at R/s (default 500) for 10 s over 32 keep-alive connections, each measured
 #      from its request being written to its `received` event arriving on the subscriber's stream.
@@ -36,11 +38,19 @@ mkfifo "$fifo"
 python3 scripts/bench_inbox_sse.py idle --url "$url" --app "$app" --idle "$connections" <"$fifo" >"$fifo.out" &
 client=$!
 exec 3>"$fifo" # holds the client's stdin open: it keeps its streams until this closes
-until [ -s "$fifo.out" ]; do
-  kill -0 "$client" 2>/dev/null || { echo "the idle client failed" >&2; exit 1; }
-  sleep 0.5
-done
-opened=$(jq -r .opened "$fifo.out")
+client_said() { # waits for the client's Nth line of output
+  until [ "$(wc -l <"$fifo.out")" -ge "$1" ]; do
+    kill -0 "$client" 2>/dev/null || { echo "the idle client failed" >&2; exit 1; }
+    sleep 0.5
+  done
+}
+client_said 1
+connected=$(sed -n 1p "$fifo.out" | jq -r .connected)
+sleep 2
+rss_connected=$(rss_mb)
+echo >&3 # on to the streams, on the same connections
+client_said 2
+opened=$(sed -n 2p "$fifo.out" | jq -r .opened)
 sleep 20 # keep-alives go out every 15 s
 rss_held=$(rss_mb)
 exec 3>&-
@@ -53,8 +63,9 @@ cat <<REPORT
 | inbox SSE benchmark | value |
 |---|---|
 | unauthenticated 401 baseline | ${unauthenticated} req/s |
-| idle streams opened (each got its counts event) | ${opened} of ${connections} |
-| Herald RSS idle → holding them (after 20 s of keep-alives) | ${rss_idle} MB → ${rss_held} MB (+$((rss_held - rss_idle)) MB) |
+| keep-alive connections open (each answered one GET /healthz) | ${connected} of ${connections} |
+| idle streams opened on them (each got its counts event) | ${opened} of ${connections} |
+| Herald RSS idle → the connections → their streams (after 20 s of keep-alives) | ${rss_idle} MB → ${rss_connected} MB (+$((rss_connected - rss_idle)) MB) → ${rss_held} MB (+$((rss_held - rss_connected)) MB; +$((rss_held - rss_idle)) MB in all) |
 | trigger → received event at ${rate}/s | $(echo "$latency" | jq -r '"p50 \(.p50_ms) ms, p99 \(.p99_ms) ms, max \(.max_ms) ms (\(.events) of \(.triggers) events, \(.refused) refused)"') |
 | trigger rate ÷ 401 rate | $(ratio "$rate" "$unauthenticated") |
 REPORT

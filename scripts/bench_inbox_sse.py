@@ -2,9 +2,11 @@
 
 Standard library only: raw HTTP/1.1 over asyncio streams, so 10,000 connections cost the client little.
 
-  idle      opens --idle Server-Sent Event streams spread over the `idle-*` subscribers and waits until
-            each has received its opening `counts` event; prints how many opened, then holds them until
-            stdin closes (the shell measures Herald's memory meanwhile).
+  idle      opens --idle keep-alive connections, each answered one `GET /healthz`, prints how many
+            and waits for a line on stdin (the shell measures Herald's memory: what a connection costs);
+            then opens a Server-Sent Event stream on each, spread over the `idle-*` subscribers, waits
+            until each has received its opening `counts` event, prints how many opened, and holds them
+            until stdin closes (the shell measures again: what a stream adds to its connection).
   latency   opens one stream per `live-*` subscriber, sends --rate triggers/s for --seconds to them in
             turn over --connections keep-alive connections, and reports the trigger-to-event latency:
             from the trigger's request being written to its `received` event arriving.
@@ -67,9 +69,10 @@ async def session_token(args, subscriber_id):
     return json.loads(payload)["data"]["token"]
 
 
-async def open_stream(args, token):
-    """Opens an event stream; returns its reader once the response head has arrived."""
-    reader, writer = await asyncio.open_connection(args.host, args.port, limit=1 << 20)
+async def open_stream(args, token, connection=None):
+    """Opens an event stream (on `connection`, a keep-alive (reader, writer), or a new one); returns
+    its reader and writer once the response head has arrived."""
+    reader, writer = connection or await asyncio.open_connection(args.host, args.port, limit=1 << 20)
     path = f"/v1/inbox/events?token={token}"
     writer.write(request_bytes(args.host, "GET", path, {"Accept": "text/event-stream"}, b""))
     await writer.drain()
@@ -107,22 +110,34 @@ async def first_event(reader):
 async def idle(args):
     subscribers = [f"idle-{n}" for n in range(args.subscribers)]
     tokens = await asyncio.gather(*(session_token(args, s) for s in subscribers))
-    opened = 0
-    held = []
     semaphore = asyncio.Semaphore(200)
+    stdin = asyncio.get_running_loop().run_in_executor
 
-    async def one(n):
+    async def connect():
+        async with semaphore:
+            reader, writer = await asyncio.open_connection(args.host, args.port, limit=1 << 20)
+            writer.write(request_bytes(args.host, "GET", "/healthz", {}, b""))
+            await writer.drain()
+            status, _, _ = await read_response(reader)
+            return (reader, writer) if status == 200 else None
+
+    connections = [c for c in await asyncio.gather(*(connect() for _ in range(args.idle))) if c]
+    print(json.dumps({"connected": len(connections)}), flush=True)
+    await stdin(None, sys.stdin.readline)
+
+    opened = 0
+
+    async def one(n, connection):
         nonlocal opened
         async with semaphore:
-            reader, writer = await open_stream(args, tokens[n % len(tokens)])
+            reader, _ = await open_stream(args, tokens[n % len(tokens)], connection)
             if await first_event(reader) == "counts":
                 opened += 1
-            held.append(writer)
 
     started = time.monotonic()
-    await asyncio.gather(*(one(n) for n in range(args.idle)))
+    await asyncio.gather(*(one(n, connection) for n, connection in enumerate(connections)))
     print(json.dumps({"opened": opened, "seconds": round(time.monotonic() - started, 1)}), flush=True)
-    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    await stdin(None, sys.stdin.read)
 
 
 async def latency(args):
