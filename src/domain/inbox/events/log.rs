@@ -4,9 +4,9 @@
 //! The first statement bumps (and so locks until commit) the `inbox_sequences` row of each subscriber
 //! concerned, in a fixed order so two transactions never wait on each other's rows, and queues a
 //! `NOTIFY` per subscriber when asked to ([`Announce`]). The second one runs after the locks are
-//! held: under READ COMMITTED it sees every change committed by the transactions that held them before, so the counts it writes are
-//! exact at commit. Every writer of a subscriber's in-app messages goes through here, so the sequence
-//! is gap-free and in commit order.
+//! held: under READ COMMITTED it sees every change committed by the transactions that held them
+//! before, so the counts it writes are exact at commit. Every writer of a subscriber's in-app
+//! messages goes through here, so the sequence is gap-free and in commit order.
 
 use diesel::sql_types::{Array, BigInt, Nullable, Text, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
