@@ -3,8 +3,6 @@
 //! trigger already has one for that subscriber, the new notifications' jobs and trigger details, and the
 //! cursor moved.
 
-use std::collections::HashMap;
-
 use chrono::{DateTime, TimeDelta, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, Bool, Int8, Text, Timestamptz, Uuid as SqlUuid};
@@ -13,11 +11,9 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::Expansion;
+use crate::db::batch::plan_generically;
 use crate::db::schema::topic_fanouts;
-use crate::engine::details::insert_details;
-use crate::engine::jobs::insert_jobs;
-use crate::engine::trigger::fanout::FanoutRows;
-use crate::engine::trigger::notifications::insert_notifications;
+use crate::engine::trigger::expand::Recipients;
 use crate::error::{AppError, AppResult};
 
 /// Members read per page (and notifications per insert): large enough that a page's commit is cheap
@@ -71,6 +67,7 @@ pub async fn expand_page(
     lease: TimeDelta,
 ) -> AppResult<Expanded> {
     conn.transaction::<_, AppError, _>(async |conn| {
+        plan_generically(conn).await?;
         let held = diesel::update(topic_fanouts::table)
             .filter(topic_fanouts::id.eq(expansion.id))
             .filter(topic_fanouts::lease_owner.eq(owner))
@@ -92,21 +89,13 @@ pub async fn expand_page(
         let template = &expansion.template;
         let reached: Vec<&Member> =
             members.iter().filter(|member| !member.deleted && !expansion.excluded.contains(&member.id)).collect();
-        let notifications: Vec<_> = reached
-            .iter()
-            .map(|member| {
-                template.notification(Uuid::now_v7(), member.id, json!({ "subscriberId": member.subscriber_id }))
-            })
-            .collect();
-        let inserted = insert_notifications(conn, &notifications).await?;
-        let subscriber_keys: HashMap<Uuid, &str> =
-            reached.iter().map(|member| (member.id, member.subscriber_id.as_str())).collect();
-        let mut rows = FanoutRows::with_capacity(inserted.len(), template.jobs.len());
-        for (notification_id, subscriber_id) in &inserted {
-            template.push_jobs(*notification_id, (*subscriber_id, subscriber_keys[subscriber_id]), &mut rows)?;
+        let mut recipients = Recipients::with_capacity(reached.len());
+        recipients.start(template);
+        for member in &reached {
+            recipients
+                .push((member.id, member.subscriber_id.as_str()), json!({ "subscriberId": member.subscriber_id }));
         }
-        insert_jobs(conn, &rows.jobs).await?;
-        insert_details(conn, &rows.details, now).await?;
+        let inserted = recipients.insert(conn, now).await?;
         let finished = (members.len() as i64) < PAGE_SIZE;
         diesel::update(topic_fanouts::table)
             .filter(topic_fanouts::id.eq(expansion.id))
@@ -118,7 +107,7 @@ pub async fn expand_page(
             ))
             .execute(conn)
             .await?;
-        Ok(Expanded { inserted: inserted.len(), next: if finished { None } else { last } })
+        Ok(Expanded { inserted, next: if finished { None } else { last } })
     })
     .await
 }

@@ -4,7 +4,8 @@
 //! to claim, run and commit the trigger job (a claim and a commit per notification saved). The later
 //! steps wait for the one before. What every recipient's rows share is an [`EventTemplate`]: built once
 //! per trigger, used at once for the direct recipients, and stored with a topic fan-out so that the
-//! members reached later get the event as it was triggered.
+//! members reached later get the event as it was triggered. The database builds the rows from it
+//! ([`super::expand`]).
 
 use std::collections::HashMap;
 
@@ -13,15 +14,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::notifications::NewNotification;
+use super::expand::Recipients;
 use super::request::Recipient;
 use super::PreparedTrigger;
-use crate::engine::details::{Detail, DetailStatus};
-use crate::engine::jobs::{self, Job};
-use crate::engine::steps::{digest_key_value, triggered_text};
-use crate::error::{AppError, AppResult};
+use crate::engine::steps::digest_key_value;
 use crate::workflow::controls::{read, DigestControls};
-use crate::workflow::{JobKind, JobStatus, StepKind, StepSnapshot};
+use crate::workflow::{JobKind, StepKind, StepSnapshot};
 
 /// Internal subscriber ids by (environment, subscriberId), as the batch's upsert returned them.
 pub type SubscriberIds = HashMap<(Uuid, String), Uuid>;
@@ -110,126 +108,22 @@ impl EventTemplate {
             traceparent: trigger.traceparent.clone(),
         }
     }
-
-    /// The notification `notification_id` for the subscriber `subscriber` and its jobs and detail,
-    /// appended to `rows`.
-    pub fn push_rows(
-        &self,
-        notification_id: Uuid,
-        subscriber: (Uuid, &str),
-        to_recipient: Value,
-        rows: &mut FanoutRows,
-    ) -> AppResult<()> {
-        rows.notifications.push(self.notification(notification_id, subscriber.0, to_recipient));
-        self.push_jobs(notification_id, subscriber, rows)
-    }
-
-    /// The notification `notification_id` for `subscriber_id`.
-    pub fn notification(&self, notification_id: Uuid, subscriber_id: Uuid, to_recipient: Value) -> NewNotification {
-        NewNotification {
-            id: notification_id,
-            environment_id: self.environment_id,
-            organization_id: self.organization_id,
-            workflow_id: self.workflow_id,
-            subscriber_id,
-            transaction_id: self.transaction_id.clone(),
-            payload: self.payload.clone(),
-            overrides: self.overrides.clone(),
-            actor_subscriber_id: self.actor_subscriber_id,
-            tenant_id: self.tenant_id,
-            tags: self.tags.clone(),
-            to_recipient,
-            channels: self.channels.clone(),
-            severity: self.severity.clone(),
-            critical: self.critical,
-            created_at: self.accepted_at,
-        }
-    }
-
-    /// The jobs of the notification `notification_id` for the subscriber `subscriber` (internal id,
-    /// subscriberId), and the trigger job's detail, appended to `rows`.
-    pub fn push_jobs(&self, notification_id: Uuid, subscriber: (Uuid, &str), rows: &mut FanoutRows) -> AppResult<()> {
-        let (subscriber_id, subscriber_key) = subscriber;
-        for (position, template) in self.jobs.iter().enumerate() {
-            let kind: JobKind = template.kind.parse().map_err(AppError::internal)?;
-            let (status, run_at) = match position {
-                0 => (JobStatus::Completed, self.accepted_at),
-                1 => (JobStatus::Queued, self.accepted_at),
-                _ => (JobStatus::Pending, jobs::waiting_run_at()),
-            };
-            rows.jobs.push(Job {
-                id: Uuid::now_v7(),
-                environment_id: self.environment_id,
-                organization_id: self.organization_id,
-                notification_id,
-                subscriber_id,
-                workflow_id: self.workflow_id,
-                step_id: template.step_id,
-                kind,
-                position: position as i32,
-                status,
-                run_at,
-                lease_owner: None,
-                attempts: 0,
-                max_attempts: crate::providers::DEFAULT_MAX_ATTEMPTS as i32,
-                provider_id: jobs::INTERNAL_PROVIDER.to_string(),
-                payload: self.payload.clone(),
-                overrides: self.overrides.clone(),
-                step: template.step.clone(),
-                digest: None,
-                digest_key: template.digest_key.clone(),
-                digested_into_job_id: None,
-                schedule_extensions_count: 0,
-                transaction_id: self.transaction_id.clone(),
-                error: None,
-                created_at: self.accepted_at,
-                updated_at: self.accepted_at,
-                result: None,
-                traceparent: self.traceparent.clone(),
-            });
-            if position == 0 {
-                let trigger_job = rows.jobs.last().expect("just pushed");
-                let workflow = Some(self.workflow_identifier.as_str()).filter(|identifier| !identifier.is_empty());
-                let text = triggered_text(workflow, Some(subscriber_key));
-                rows.details.push(Detail::internal(trigger_job, DetailStatus::Success, text));
-            }
-        }
-        Ok(())
-    }
 }
 
-/// The rows a set of recipients becomes: notifications, their jobs, and the trigger jobs' details.
-#[derive(Debug, Default)]
-pub struct FanoutRows {
-    pub notifications: Vec<NewNotification>,
-    pub jobs: Vec<Job>,
-    pub details: Vec<Detail>,
-}
-
-impl FanoutRows {
-    pub fn with_capacity(recipients: usize, jobs_each: usize) -> Self {
-        Self {
-            notifications: Vec::with_capacity(recipients),
-            jobs: Vec::with_capacity(recipients * jobs_each),
-            details: Vec::with_capacity(recipients),
-        }
-    }
-}
-
-/// The rows of `trigger`'s direct recipients, appended to `rows`.
-pub fn fanout_rows(
-    trigger: &PreparedTrigger,
-    template: &EventTemplate,
+/// Adds `trigger`'s direct recipients, after its template, to `recipients`.
+pub fn add_recipients<'a>(
+    trigger: &'a PreparedTrigger,
+    template: &'a EventTemplate,
     subscriber_ids: &SubscriberIds,
-    rows: &mut FanoutRows,
-) -> AppResult<()> {
+    recipients: &mut Recipients<'a>,
+) {
     let environment_id = trigger.tenant.environment_id;
+    recipients.start(template);
     for recipient in &trigger.recipients {
         let subscriber_id = subscriber_ids[&(environment_id, recipient.subscriber_id.clone())];
         let to_recipient = recipient_as_sent(&trigger.to, &recipient.subscriber_id);
-        template.push_rows(Uuid::now_v7(), (subscriber_id, recipient.subscriber_id.as_str()), to_recipient, rows)?;
+        recipients.push((subscriber_id, recipient.subscriber_id.as_str()), to_recipient);
     }
-    Ok(())
 }
 
 /// The `to` entry of a recipient as the client sent it (the activity API's `to`).

@@ -26,19 +26,18 @@ use diesel_async::{AsyncConnection, AsyncPgConnection};
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 use uuid::Uuid;
 
-use super::fanout::{fanout_rows, EventTemplate, FanoutRows};
+use super::expand::Recipients;
+use super::fanout::{add_recipients, EventTemplate};
 use super::keyed::{self, KeyVerdict};
-use super::notifications::insert_notifications;
 use super::request::{SubscriberInput, TenantReference};
 use super::store::{self, NewTopicFanout, TenantUpsert};
 use super::{PreparedTrigger, TriggerOutcome, TriggerStatus};
+use crate::db::batch::plan_generically;
 use crate::db::request::{self, Connection};
 use crate::db::DbPool;
 use crate::domain::idempotency_keys::{self, Claim, KeyUse};
 use crate::domain::subscribers::upsert_credentials;
 use crate::domain::tenancy::Tenant;
-use crate::engine::details::insert_details;
-use crate::engine::jobs::insert_jobs;
 use crate::engine::wake::Wakeup;
 use crate::error::{AppError, AppResult};
 use crate::metrics::Metrics;
@@ -268,6 +267,7 @@ async fn store_in_one_transaction(pool: &DbPool, batch: &[Pending]) -> AppResult
     let keys: Vec<Option<&KeyUse>> = batch.iter().map(|pending| pending.key.as_ref()).collect();
     let written = AtomicBool::new(false);
     conn.transaction::<_, AppError, _>(async |conn| {
+        plan_generically(conn).await?;
         let outcomes = store_batch(conn, &triggers, &keys).await?;
         written.store(true, Ordering::Relaxed);
         Ok(outcomes)
@@ -410,32 +410,34 @@ async fn store_fanout(
             upsert_credentials(conn, *tenant, &input.subscriber_id, update.clone()).await?;
         }
     }
-    let recipients: usize = stored.iter().map(|trigger| trigger.recipients.len()).sum();
-    let mut rows = FanoutRows::with_capacity(recipients, 2);
+    let templates: Vec<EventTemplate> = stored
+        .iter()
+        .map(|trigger| {
+            let tenant_id = trigger.tenant_reference.as_ref().map(|reference| {
+                let key = (trigger.tenant.environment_id, reference.identifier().to_string());
+                existing_tenants.get(&key).or_else(|| upserted_tenants.get(&key)).copied().expect("tenant stored above")
+            });
+            let actor_id = trigger
+                .actor
+                .as_ref()
+                .map(|actor| subscriber_ids[&(trigger.tenant.environment_id, actor.subscriber_id.clone())]);
+            EventTemplate::of(trigger, actor_id, tenant_id)
+        })
+        .collect();
+    let direct_recipients = stored.iter().map(|trigger| trigger.recipients.len()).sum();
+    let mut recipients = Recipients::with_capacity(direct_recipients);
     let mut topic_fanouts = Vec::new();
-    for trigger in stored {
-        let tenant_id = trigger.tenant_reference.as_ref().map(|reference| {
-            let key = (trigger.tenant.environment_id, reference.identifier().to_string());
-            existing_tenants.get(&key).or_else(|| upserted_tenants.get(&key)).copied().expect("tenant stored above")
-        });
-        let actor_id = trigger
-            .actor
-            .as_ref()
-            .map(|actor| subscriber_ids[&(trigger.tenant.environment_id, actor.subscriber_id.clone())]);
-        let template = EventTemplate::of(trigger, actor_id, tenant_id);
-        fanout_rows(trigger, &template, &subscriber_ids, &mut rows)?;
+    for (trigger, template) in stored.iter().zip(&templates) {
+        add_recipients(trigger, template, &subscriber_ids, &mut recipients);
         if !trigger.topic_keys.is_empty() {
             topic_fanouts.push(NewTopicFanout::of(template, &trigger.topic_keys, &trigger.exclude)?);
         }
     }
     // Every transactionId here was claimed by this transaction, so no notification can exist already;
-    // one skipped anyway would leave its jobs pointing nowhere.
-    let inserted = insert_notifications(conn, &rows.notifications).await?;
-    if inserted.len() != rows.notifications.len() {
+    // one skipped anyway would be a trigger acknowledged to a recipient who never gets it.
+    if recipients.insert(conn, now).await? != direct_recipients {
         return Err(AppError::internal("a notification of a newly claimed transactionId already existed"));
     }
-    insert_jobs(conn, &rows.jobs).await?;
-    insert_details(conn, &rows.details, now).await?;
     store::insert_topic_fanouts(conn, &topic_fanouts).await
 }
 

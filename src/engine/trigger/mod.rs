@@ -4,10 +4,10 @@
 //! A trigger is checked here without the database (the workflow comes from the in-process cache),
 //! then stored by group commit with every trigger arriving at the same time ([`ingest`]).
 
+pub(crate) mod expand;
 pub(crate) mod fanout;
 pub mod ingest;
 pub mod keyed;
-pub(crate) mod notifications;
 mod payload;
 pub mod request;
 pub(crate) mod store;

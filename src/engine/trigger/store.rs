@@ -244,7 +244,7 @@ pub struct NewTopicFanout {
 
 impl NewTopicFanout {
     /// The fan-out of `template`'s trigger to `topic_keys`, due at once.
-    pub fn of(template: EventTemplate, topic_keys: &[String], exclude: &[String]) -> AppResult<Self> {
+    pub fn of(template: &EventTemplate, topic_keys: &[String], exclude: &[String]) -> AppResult<Self> {
         let accepted_at = template.accepted_at;
         Ok(Self {
             id: Uuid::now_v7(),
@@ -253,7 +253,7 @@ impl NewTopicFanout {
             transaction_id: template.transaction_id.clone(),
             topic_keys: topic_keys.to_vec(),
             exclude: exclude.to_vec(),
-            template: serde_json::to_value(&template).map_err(AppError::internal)?,
+            template: serde_json::to_value(template).map_err(AppError::internal)?,
             accepted_at,
             status: "queued".into(),
             run_at: accepted_at,

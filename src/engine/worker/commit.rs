@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use super::claim::BatchLease;
 use super::WorkerShared;
-use crate::db::batch::{update_by_pairs, update_from_records};
+use crate::db::batch::{plan_generically, update_by_pairs, update_from_records};
 use crate::db::schema::jobs;
 use crate::domain::inbox::{record_inbox_events, Announce, InboxChange};
 use crate::domain::subscribers::{remove_dead_destinations, DeadDestination};
@@ -35,6 +35,7 @@ pub async fn commit_outcomes(
 ) -> AppResult<()> {
     let (queued, inbox_bumps) = conn
         .transaction::<_, AppError, _>(async |conn| {
+            plan_generically(conn).await?;
             write_delivery_updates(conn, &outcomes, now).await?;
             let ids: Vec<Uuid> = outcomes.iter().map(|outcome| outcome.job.id).collect();
             let owned: HashSet<Uuid> = lock_leased(conn, &ids, &lease.holder).await?;

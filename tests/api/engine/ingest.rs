@@ -2,6 +2,7 @@
 //! outcome; a bad trigger fails alone; a transactionId repeated inside a batch or across batches is
 //! stored once; a workflow change is seen by the very next trigger (the definition cache).
 
+use diesel_async::SimpleAsyncConnection;
 use futures_util::future::join_all;
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -137,4 +138,49 @@ async fn a_stored_trigger_has_its_trigger_job_completed_and_its_first_step_due_w
     assert_eq!(details(job(&events[0], "trigger")), ["Triggered workflow two-steps for subscriber ada"]);
     let due_now = "jobs WHERE position = 1 AND run_at <= created_at AND status = 'queued'";
     assert_eq!(count(&server, due_now).await, 1, "the first step is due when the trigger is stored");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn triggers_of_different_workflows_stored_together_each_get_their_own_workflows_rows() {
+    let server = TestServer::start_api_only().await;
+    create_workflow(&server, "short", json!([in_app_step()])).await;
+    create_workflow(&server, "long", json!([email_step(), in_app_step(), email_step()])).await;
+    // While the notifications are locked, the first batches wait at their insert and the other
+    // triggers queue; once it is released, those leave together: batches holding triggers of both
+    // workflows, whose rows the database builds from each trigger's own template.
+    let mut lock = server.pool.get().await.unwrap();
+    lock.batch_execute("BEGIN; LOCK TABLE notifications IN SHARE MODE").await.unwrap();
+    let name = |n: usize| if n % 2 == 0 { "short" } else { "long" };
+    let events: Vec<Value> = (0..40)
+        .map(|n| json!({"name": name(n), "to": [format!("a{n}"), format!("b{n}")], "payload": {"n": n}, "transactionId": format!("tx{n}")}))
+        .collect();
+    let release = async {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        lock.batch_execute("COMMIT").await.unwrap();
+    };
+    let (results, ()) = tokio::join!(bulk(&server, events), release);
+    assert_eq!(statuses(&results), vec!["processed"; 40], "{results:?}");
+
+    for n in 0..40 {
+        let events = events_of(&server, &format!("tx{n}")).await;
+        let mut recipients: Vec<&str> =
+            events.iter().map(|event| event["subscriber"]["subscriberId"].as_str().unwrap()).collect();
+        recipients.sort_unstable();
+        assert_eq!(recipients, [format!("a{n}"), format!("b{n}")], "tx{n}");
+        for event in &events {
+            assert_eq!(event["payload"], json!({"n": n}), "{event}");
+            let jobs = event["jobs"].as_array().unwrap();
+            let shape: Vec<(&str, &str)> =
+                jobs.iter().map(|job| (job["type"].as_str().unwrap(), job["status"].as_str().unwrap())).collect();
+            let expected = match name(n) {
+                "short" => vec![("trigger", "completed"), ("in_app", "queued")],
+                _ => vec![("trigger", "completed"), ("email", "queued"), ("in_app", "pending"), ("email", "pending")],
+            };
+            assert_eq!(shape, expected, "tx{n}: {jobs:?}");
+            assert!(jobs.iter().all(|job| job["payload"] == json!({"n": n})), "tx{n}: {jobs:?}");
+            let subscriber = event["subscriber"]["subscriberId"].as_str().unwrap();
+            let triggered = format!("Triggered workflow {} for subscriber {subscriber}", name(n));
+            assert_eq!(details(job(event, "trigger")), [triggered]);
+        }
+    }
 }

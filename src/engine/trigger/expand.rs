@@ -1,0 +1,369 @@
+//! The notifications, jobs and trigger details of many recipients of a few triggers, built by the
+//! database from each trigger's [`EventTemplate`]. A recipient's own values travel once per row (its
+//! ids, its subscriber, its `to`); what every recipient of a trigger shares (payload, overrides, step
+//! snapshots, tags…) travels once per trigger, and each row reads it by subscript,
+//! `(shared array)[row's template]`. Binding the shared values on every row was most of the cost of
+//! storing a 1,000-recipient trigger or a topic page: cloned and serialized per row by Herald, parsed
+//! per row by PostgreSQL (docs/performance.md).
+//!
+//! A subscript walks a variable-length array from its start, so a row's read costs its template's
+//! index: nothing for a fan-out page or a wide trigger (one template), a few microseconds for a batch
+//! of single-recipient triggers (one template each, at most a batch's 2,000).
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Utc};
+use diesel::pg::Pg;
+use diesel::query_builder::{AstPass, QueryFragment};
+use diesel::serialize::ToSql;
+use diesel::sql_types::{Array, Bool, HasSqlType, Int4, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::QueryResult;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::fanout::EventTemplate;
+use crate::db::unnest::{bind_arrays, static_query_id};
+use crate::engine::details::{insert_details, Detail, DetailSource, DetailStatus};
+use crate::engine::jobs::{self, INTERNAL_PROVIDER};
+use crate::engine::steps::triggered_text;
+use crate::error::AppResult;
+use crate::workflow::{JobStatus, StepSnapshot};
+
+/// Tries of a step before it fails.
+const MAX_ATTEMPTS: i32 = crate::providers::DEFAULT_MAX_ATTEMPTS as i32;
+
+/// Recipients of one or more triggers, each after its trigger's template.
+#[derive(Default)]
+pub struct Recipients<'a> {
+    templates: Vec<&'a EventTemplate>,
+    recipients: Vec<Recipient<'a>>,
+}
+
+struct Recipient<'a> {
+    /// Its template's index, from 1 like SQL arrays'.
+    template: i32,
+    notification_id: Uuid,
+    subscriber_id: Uuid,
+    /// The subscriberId, for the trigger detail's text.
+    subscriber_key: &'a str,
+    /// The `to` entry as the client sent it (the activity API's `to`).
+    to_recipient: Value,
+}
+
+impl<'a> Recipients<'a> {
+    pub fn with_capacity(recipients: usize) -> Self {
+        Self { templates: Vec::new(), recipients: Vec::with_capacity(recipients) }
+    }
+
+    /// Starts the recipients of `template`'s trigger: those pushed next.
+    pub fn start(&mut self, template: &'a EventTemplate) {
+        self.templates.push(template);
+    }
+
+    /// A recipient of the trigger started last: its subscriber (internal id, subscriberId) and its `to`.
+    pub fn push(&mut self, subscriber: (Uuid, &'a str), to_recipient: Value) {
+        let template = i32::try_from(self.templates.len()).expect("a batch holds far fewer than 2^31 triggers");
+        assert!(template > 0, "a recipient is pushed after its trigger's template");
+        let (subscriber_id, subscriber_key) = subscriber;
+        self.recipients.push(Recipient {
+            template,
+            notification_id: Uuid::now_v7(),
+            subscriber_id,
+            subscriber_key,
+            to_recipient,
+        });
+    }
+
+    /// Inserts the notification of each recipient whose trigger (environment, transactionId) has none
+    /// for its subscriber yet (a topic member reached twice, a page expanded again after a crash), then
+    /// the jobs and trigger detail of each notification inserted; returns how many were inserted.
+    pub async fn insert(&self, conn: &mut AsyncPgConnection, now: DateTime<Utc>) -> AppResult<usize> {
+        if self.recipients.is_empty() {
+            return Ok(0);
+        }
+        let inserted: HashSet<Uuid> =
+            NotificationRows::of(&self.templates, &self.recipients).load::<Uuid>(conn).await?.into_iter().collect();
+        let created: Vec<&Recipient> =
+            self.recipients.iter().filter(|recipient| inserted.contains(&recipient.notification_id)).collect();
+        let jobs = JobRows::of(&self.templates, &created);
+        let details = jobs.trigger_details(&self.templates, &created);
+        if !created.is_empty() {
+            jobs.execute(conn).await?;
+        }
+        insert_details(conn, &details, now).await?;
+        Ok(created.len())
+    }
+}
+
+/// Binds `array` read at the row's template: `($n)[<index>]`.
+fn push_subscripted<'b, ST, U>(out: &mut AstPass<'_, 'b, Pg>, array: &'b U, index: &str) -> QueryResult<()>
+where
+    Pg: HasSqlType<ST>,
+    U: ToSql<ST, Pg> + ?Sized,
+{
+    out.push_sql("(");
+    out.push_bind_param::<ST, U>(array)?;
+    out.push_sql(")[");
+    out.push_sql(index);
+    out.push_sql("]");
+    Ok(())
+}
+
+/// What both a notification and its jobs copy from the template, in the order of [`Shared::COLUMNS`].
+struct Shared<'a> {
+    environment_id: Vec<Uuid>,
+    organization_id: Vec<Uuid>,
+    workflow_id: Vec<Uuid>,
+    transaction_id: Vec<&'a str>,
+    payload: Vec<&'a Value>,
+    overrides: Vec<&'a Value>,
+    accepted_at: Vec<DateTime<Utc>>,
+}
+
+impl<'a> Shared<'a> {
+    const COLUMNS: &'static str =
+        "environment_id, organization_id, workflow_id, transaction_id, payload, overrides, created_at, updated_at";
+
+    fn of(templates: &[&'a EventTemplate]) -> Self {
+        Self {
+            environment_id: templates.iter().map(|template| template.environment_id).collect(),
+            organization_id: templates.iter().map(|template| template.organization_id).collect(),
+            workflow_id: templates.iter().map(|template| template.workflow_id).collect(),
+            transaction_id: templates.iter().map(|template| template.transaction_id.as_str()).collect(),
+            payload: templates.iter().map(|template| &template.payload).collect(),
+            overrides: templates.iter().map(|template| &template.overrides).collect(),
+            accepted_at: templates.iter().map(|template| template.accepted_at).collect(),
+        }
+    }
+
+    /// The values of [`Self::COLUMNS`] for the row's template `at`.
+    fn push_values<'b>(&'b self, out: &mut AstPass<'_, 'b, Pg>, at: &str) -> QueryResult<()> {
+        push_subscripted::<Array<SqlUuid>, _>(out, &self.environment_id, at)?;
+        out.push_sql(", ");
+        push_subscripted::<Array<SqlUuid>, _>(out, &self.organization_id, at)?;
+        out.push_sql(", ");
+        push_subscripted::<Array<SqlUuid>, _>(out, &self.workflow_id, at)?;
+        out.push_sql(", ");
+        push_subscripted::<Array<Text>, _>(out, &self.transaction_id, at)?;
+        out.push_sql(", ");
+        push_subscripted::<Array<Jsonb>, _>(out, &self.payload, at)?;
+        out.push_sql(", ");
+        push_subscripted::<Array<Jsonb>, _>(out, &self.overrides, at)?;
+        out.push_sql(", ");
+        push_subscripted::<Array<Timestamptz>, _>(out, &self.accepted_at, at)?;
+        out.push_sql(", ");
+        push_subscripted::<Array<Timestamptz>, _>(out, &self.accepted_at, at)
+    }
+}
+
+/// The notifications: per row its ids and `to`, per template the rest.
+struct NotificationRows<'a> {
+    id: Vec<Uuid>,
+    template: Vec<i32>,
+    subscriber_id: Vec<Uuid>,
+    to_recipient: Vec<&'a Value>,
+    shared: Shared<'a>,
+    actor_subscriber_id: Vec<Option<Uuid>>,
+    tenant_id: Vec<Option<Uuid>>,
+    // A PostgreSQL array has one length for all its elements, so each template's text arrays travel as
+    // JSON and are turned back into text[] by the statement.
+    tags: Vec<Value>,
+    channels: Vec<Value>,
+    severity: Vec<&'a str>,
+    critical: Vec<bool>,
+}
+
+impl<'a> NotificationRows<'a> {
+    fn of(templates: &[&'a EventTemplate], recipients: &'a [Recipient<'a>]) -> Self {
+        Self {
+            id: recipients.iter().map(|recipient| recipient.notification_id).collect(),
+            template: recipients.iter().map(|recipient| recipient.template).collect(),
+            subscriber_id: recipients.iter().map(|recipient| recipient.subscriber_id).collect(),
+            to_recipient: recipients.iter().map(|recipient| &recipient.to_recipient).collect(),
+            shared: Shared::of(templates),
+            actor_subscriber_id: templates.iter().map(|template| template.actor_subscriber_id).collect(),
+            tenant_id: templates.iter().map(|template| template.tenant_id).collect(),
+            tags: templates.iter().map(|template| Value::from(template.tags.clone())).collect(),
+            channels: templates.iter().map(|template| Value::from(template.channels.clone())).collect(),
+            severity: templates.iter().map(|template| template.severity.as_str()).collect(),
+            critical: templates.iter().map(|template| template.critical).collect(),
+        }
+    }
+}
+
+static_query_id!(NotificationRows);
+
+impl diesel::query_builder::Query for NotificationRows<'_> {
+    type SqlType = SqlUuid;
+}
+
+impl QueryFragment<Pg> for NotificationRows<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        const AT: &str = "r.template";
+        out.push_sql("INSERT INTO notifications (id, subscriber_id, to_recipient, ");
+        out.push_sql(Shared::COLUMNS);
+        out.push_sql(
+            ", actor_subscriber_id, tenant_id, tags, channels, severity, critical) \
+             SELECT r.id, r.subscriber_id, r.to_recipient, ",
+        );
+        self.shared.push_values(&mut out, AT)?;
+        out.push_sql(", ");
+        push_subscripted::<Array<Nullable<SqlUuid>>, _>(&mut out, &self.actor_subscriber_id, AT)?;
+        out.push_sql(", ");
+        push_subscripted::<Array<Nullable<SqlUuid>>, _>(&mut out, &self.tenant_id, AT)?;
+        out.push_sql(", ARRAY(SELECT jsonb_array_elements_text(");
+        push_subscripted::<Array<Jsonb>, _>(&mut out, &self.tags, AT)?;
+        out.push_sql(")), ARRAY(SELECT jsonb_array_elements_text(");
+        push_subscripted::<Array<Jsonb>, _>(&mut out, &self.channels, AT)?;
+        out.push_sql(")), ");
+        push_subscripted::<Array<Text>, _>(&mut out, &self.severity, AT)?;
+        out.push_sql(", ");
+        push_subscripted::<Array<Bool>, _>(&mut out, &self.critical, AT)?;
+        out.push_sql(" FROM unnest(");
+        bind_arrays!(out;
+            SqlUuid: self.id, Int4: self.template, SqlUuid: self.subscriber_id, Jsonb: self.to_recipient,
+        );
+        out.push_sql(
+            ") AS r(id, template, subscriber_id, to_recipient) \
+             ON CONFLICT (environment_id, transaction_id, subscriber_id) DO NOTHING RETURNING id",
+        );
+        Ok(())
+    }
+}
+
+/// The jobs: per row its ids and position, per template job its step, per template the rest. The
+/// trigger job (position 0) is written completed: it does nothing a worker must do, so the first step
+/// is due at once; the later steps wait for the one before.
+struct JobRows<'a> {
+    id: Vec<Uuid>,
+    notification_id: Vec<Uuid>,
+    subscriber_id: Vec<Uuid>,
+    template: Vec<i32>,
+    /// Index (from 1) into the templates' jobs, all templates' in a row.
+    template_job: Vec<i32>,
+    position: Vec<i32>,
+    shared: Shared<'a>,
+    traceparent: Vec<Option<&'a str>>,
+    kind: Vec<&'a str>,
+    step_id: Vec<Option<Uuid>>,
+    step: Vec<&'a StepSnapshot>,
+    digest_key: Vec<Option<&'a str>>,
+    waiting_run_at: DateTime<Utc>,
+}
+
+impl<'a> JobRows<'a> {
+    fn of(templates: &[&'a EventTemplate], recipients: &[&Recipient]) -> Self {
+        // Where each template's jobs start in the flattened list, from 1.
+        let mut first_job = Vec::with_capacity(templates.len());
+        let mut next = 1;
+        for template in templates {
+            first_job.push(next);
+            next += template.jobs.len() as i32;
+        }
+        let jobs_each = templates.iter().map(|template| template.jobs.len()).max().unwrap_or(0);
+        let mut rows = Self {
+            id: Vec::with_capacity(recipients.len() * jobs_each),
+            notification_id: Vec::with_capacity(recipients.len() * jobs_each),
+            subscriber_id: Vec::with_capacity(recipients.len() * jobs_each),
+            template: Vec::with_capacity(recipients.len() * jobs_each),
+            template_job: Vec::with_capacity(recipients.len() * jobs_each),
+            position: Vec::with_capacity(recipients.len() * jobs_each),
+            shared: Shared::of(templates),
+            traceparent: templates.iter().map(|template| template.traceparent.as_deref()).collect(),
+            kind: templates.iter().flat_map(|template| &template.jobs).map(|job| job.kind.as_str()).collect(),
+            step_id: templates.iter().flat_map(|template| &template.jobs).map(|job| job.step_id).collect(),
+            step: templates.iter().flat_map(|template| &template.jobs).map(|job| &job.step).collect(),
+            digest_key: templates
+                .iter()
+                .flat_map(|template| &template.jobs)
+                .map(|job| job.digest_key.as_deref())
+                .collect(),
+            waiting_run_at: jobs::waiting_run_at(),
+        };
+        for recipient in recipients {
+            let index = recipient.template as usize - 1;
+            for position in 0..templates[index].jobs.len() as i32 {
+                rows.id.push(Uuid::now_v7());
+                rows.notification_id.push(recipient.notification_id);
+                rows.subscriber_id.push(recipient.subscriber_id);
+                rows.template.push(recipient.template);
+                rows.template_job.push(first_job[index] + position);
+                rows.position.push(position);
+            }
+        }
+        rows
+    }
+
+    /// The "Triggered" detail of each recipient's trigger job (its first).
+    fn trigger_details(&self, templates: &[&EventTemplate], recipients: &[&Recipient]) -> Vec<Detail> {
+        let mut trigger_jobs = self.id.iter().zip(&self.position).filter(|(_, position)| **position == 0);
+        recipients
+            .iter()
+            .map(|recipient| {
+                let (job_id, _) = trigger_jobs.next().expect("every recipient has its trigger job");
+                let template = templates[recipient.template as usize - 1];
+                let workflow = Some(template.workflow_identifier.as_str()).filter(|identifier| !identifier.is_empty());
+                Detail {
+                    job_id: *job_id,
+                    environment_id: template.environment_id,
+                    notification_id: recipient.notification_id,
+                    subscriber_id: recipient.subscriber_id,
+                    status: DetailStatus::Success,
+                    source: DetailSource::Internal,
+                    detail: triggered_text(workflow, Some(recipient.subscriber_key)),
+                    is_retry: false,
+                    provider_id: Some(INTERNAL_PROVIDER.to_string()),
+                    raw: None,
+                }
+            })
+            .collect()
+    }
+}
+
+static_query_id!(JobRows);
+
+impl QueryFragment<Pg> for JobRows<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        const AT: &str = "r.template";
+        const STEP: &str = "r.template_job";
+        out.push_sql("INSERT INTO jobs (id, notification_id, subscriber_id, position, ");
+        out.push_sql(Shared::COLUMNS);
+        out.push_sql(
+            ", status, run_at, attempts, max_attempts, provider_id, schedule_extensions_count, traceparent, type, \
+             step_id, step, digest_key) SELECT r.id, r.notification_id, r.subscriber_id, r.position, ",
+        );
+        self.shared.push_values(&mut out, AT)?;
+        out.push_sql(", CASE r.position WHEN 0 THEN ");
+        out.push_bind_param::<Text, _>(JobStatus::Completed.as_str())?;
+        out.push_sql(" WHEN 1 THEN ");
+        out.push_bind_param::<Text, _>(JobStatus::Queued.as_str())?;
+        out.push_sql(" ELSE ");
+        out.push_bind_param::<Text, _>(JobStatus::Pending.as_str())?;
+        out.push_sql(" END, CASE WHEN r.position <= 1 THEN ");
+        push_subscripted::<Array<Timestamptz>, _>(&mut out, &self.shared.accepted_at, AT)?;
+        out.push_sql(" ELSE ");
+        out.push_bind_param::<Timestamptz, _>(&self.waiting_run_at)?;
+        out.push_sql(" END, 0, ");
+        out.push_bind_param::<Int4, _>(&MAX_ATTEMPTS)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Text, _>(INTERNAL_PROVIDER)?;
+        out.push_sql(", 0, ");
+        push_subscripted::<Array<Nullable<Text>>, _>(&mut out, &self.traceparent, AT)?;
+        out.push_sql(", ");
+        push_subscripted::<Array<Text>, _>(&mut out, &self.kind, STEP)?;
+        out.push_sql(", ");
+        push_subscripted::<Array<Nullable<SqlUuid>>, _>(&mut out, &self.step_id, STEP)?;
+        out.push_sql(", ");
+        push_subscripted::<Array<Jsonb>, _>(&mut out, &self.step, STEP)?;
+        out.push_sql(", ");
+        push_subscripted::<Array<Nullable<Text>>, _>(&mut out, &self.digest_key, STEP)?;
+        out.push_sql(" FROM unnest(");
+        bind_arrays!(out;
+            SqlUuid: self.id, SqlUuid: self.notification_id, SqlUuid: self.subscriber_id, Int4: self.template,
+            Int4: self.template_job, Int4: self.position,
+        );
+        out.push_sql(") AS r(id, notification_id, subscriber_id, template, template_job, position)");
+        Ok(())
+    }
+}
