@@ -150,7 +150,7 @@ async fn triggers_of_different_workflows_stored_together_each_get_their_own_work
     // workflows, whose rows the database builds from each trigger's own template.
     let mut lock = server.pool.get().await.unwrap();
     lock.batch_execute("BEGIN; LOCK TABLE notifications IN SHARE MODE").await.unwrap();
-    let name = |n: usize| if n % 2 == 0 { "short" } else { "long" };
+    let name = |n: usize| if n.is_multiple_of(2) { "short" } else { "long" };
     let events: Vec<Value> = (0..40)
         .map(|n| json!({"name": name(n), "to": [format!("a{n}"), format!("b{n}")], "payload": {"n": n}, "transactionId": format!("tx{n}")}))
         .collect();
