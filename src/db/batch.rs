@@ -42,9 +42,9 @@ pub async fn update_by_pairs(
 
 /// Plans the rest of the current transaction's statements generically: once per connection for a
 /// prepared batch statement, instead of for every batch. Connections default to custom plans (see
-/// `establish_with_custom_plans`), which a search needs and a batch write does not: planning a batch
-/// statement for its bound arrays copies every array into the plan, and cost a quarter of PostgreSQL's
-/// time storing a 1,000-recipient trigger (perf, `GetCachedPlan`). Call first in a batch's transaction.
+/// `establish_with_custom_plans`), which a search needs and a batch write does not: re-planning a
+/// batch statement for its bound arrays on every run cost a quarter of PostgreSQL's time storing a
+/// 1,000-recipient trigger (perf, `GetCachedPlan`). Call first in a batch's transaction.
 pub async fn plan_generically(conn: &mut AsyncPgConnection) -> QueryResult<()> {
     diesel::sql_query("SET LOCAL plan_cache_mode = force_generic_plan").execute(conn).await?;
     Ok(())
