@@ -1,6 +1,7 @@
 //! Retention: the notifications older than the retention period (`HERALD_RETENTION_DAYS`, default 30)
-//! are deleted with everything hanging from them (jobs and provider deliveries: `ON DELETE CASCADE`;
-//! execution details and messages, which have no foreign key, by the same statement), and so are the transactionId claims of that age once none of their
+//! are deleted with everything hanging from them (jobs, execution details and messages, which have no
+//! foreign key to them, by the same statement; provider deliveries with their jobs: `ON DELETE
+//! CASCADE`), and so are the transactionId claims of that age once none of their
 //! notifications is left, so a transactionId is unique per environment within the retention period. A
 //! notification with a job still waiting (a delay or digest longer than the period) is kept until that
 //! job finishes.
@@ -119,8 +120,8 @@ async fn delete_chunk(conn: &mut AsyncPgConnection, sql: &str, cutoff: DateTime<
 }
 
 // The status list is a literal so the planner can use `jobs_due_idx` (see the engine migration).
-// Execution details and messages have no foreign key (their migration says why): they are deleted
-// here, through their notification indexes.
+// Jobs, execution details and messages have no foreign key to notifications (their migrations say
+// why): they are deleted here, through their notification indexes.
 const DELETE_NOTIFICATIONS: &str = "
 WITH old AS (
     SELECT old.id FROM environments e
@@ -138,6 +139,8 @@ WITH old AS (
     DELETE FROM execution_details d USING old WHERE d.notification_id = old.id
 ), messages AS (
     DELETE FROM messages m USING old WHERE m.notification_id = old.id
+), jobs AS (
+    DELETE FROM jobs j USING old WHERE j.notification_id = old.id
 )
 DELETE FROM notifications WHERE id IN (SELECT id FROM old)";
 

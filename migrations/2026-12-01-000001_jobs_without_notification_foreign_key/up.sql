@@ -1,0 +1,11 @@
+-- Jobs are written only by the engine, in the same transaction as their notification (the trigger
+-- batch, src/engine/trigger/expand.rs, and the topic fan-out's pages), and the retention sweep deletes
+-- them with their notifications (src/engine/retention.rs): that is all their foreign key to
+-- notifications did, like the execution details' and messages' keys dropped before it. Its check cost a
+-- `SELECT … FOR KEY SHARE` on the notification, and the WAL record of that lock, for every job row:
+-- two a recipient, on the hottest insert of the trigger path. Measured with pg_stat_statements on
+-- one-recipient REST triggers (docs/performance.md): the jobs insert took 53 µs a row with the key.
+--
+-- The key to jobs from provider deliveries stays (a delivery is deleted with its job), and so do the
+-- digest keys that set a reference to NULL when its target goes.
+ALTER TABLE jobs DROP CONSTRAINT jobs_notification_id_fkey;
