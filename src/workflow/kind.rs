@@ -41,6 +41,9 @@ impl StepKind {
     }
 }
 
+/// The provider of internal steps (trigger, delay, digest, custom).
+pub const INTERNAL_PROVIDER: &str = "svc";
+
 /// What a job runs: position 0 of a notification is its trigger, the others its workflow's steps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, AsExpression, FromSqlRow)]
 #[diesel(sql_type = Text)]

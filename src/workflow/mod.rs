@@ -17,7 +17,7 @@ pub mod window;
 pub use columns::UnknownVariant;
 pub use controls::{StepControls, TimeSpan, TimeUnit};
 pub use filters::{StepFilter, StepFilters};
-pub use kind::{JobKind, StepKind};
+pub use kind::{JobKind, StepKind, INTERNAL_PROVIDER};
 pub use metadata::{MetadataForm, StepMetadata};
 pub use snapshot::StepSnapshot;
 pub use status::JobStatus;

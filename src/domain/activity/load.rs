@@ -1,5 +1,6 @@
 //! Completes a page of notification rows with their subscribers, workflows, jobs and execution
-//! details: four batched lookups (`= ANY`), whatever the size of the page.
+//! details: four batched lookups (`= ANY`), whatever the size of the page. Each notification's trigger
+//! job is rendered from the notification (see [`super::trigger_job`]).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -8,6 +9,7 @@ use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
+use super::trigger_job::trigger_job;
 use super::{ActivityJob, ActivityJobRow, Event, ExecutionDetailRow, NotificationRow};
 use crate::db::schema::{execution_details, jobs};
 use crate::domain::subscribers::subscribers_by_ids;
@@ -68,11 +70,18 @@ pub(super) async fn assemble(
 
     Ok(rows
         .into_iter()
-        .map(|notification| Event {
-            subscriber: subscribers.get(&notification.subscriber_id).cloned(),
-            workflow: workflows.get(&notification.workflow_id).cloned(),
-            jobs: jobs_by_event.remove(&notification.id).unwrap_or_default(),
-            notification,
+        .map(|notification| {
+            let subscriber = subscribers.get(&notification.subscriber_id).cloned();
+            let workflow = workflows.get(&notification.workflow_id).cloned();
+            let mut jobs = jobs_by_event.remove(&notification.id).unwrap_or_default();
+            // Stored only by builds before the trigger job was rendered.
+            let trigger_job_stored = jobs.as_slice().first().is_some_and(|job| job.row.position == 0);
+            if !trigger_job_stored {
+                let workflow_identifier = workflow.as_ref().map(|workflow| workflow.workflow.identifier.as_str());
+                let subscriber_key = subscriber.as_ref().map(|subscriber| subscriber.subscriber_id.as_str());
+                jobs.insert(0, trigger_job(&notification, workflow_identifier, subscriber_key));
+            }
+            Event { subscriber, workflow, jobs, notification }
         })
         .collect())
 }

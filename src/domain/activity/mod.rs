@@ -7,8 +7,10 @@
 
 mod list;
 mod load;
+mod trigger_job;
 
 pub use list::{list_notifications, EventPage, EventQuery, DEFAULT_LIMIT, JOB_TYPES, MAX_LIMIT, RETENTION_DAYS};
+pub use trigger_job::triggered_text;
 
 use std::sync::Arc;
 
@@ -35,6 +37,8 @@ pub struct NotificationRow {
     pub subscriber_id: Uuid,
     pub transaction_id: String,
     pub payload: Value,
+    /// The trigger's overrides (shown by its trigger job).
+    pub overrides: Value,
     pub tags: Vec<String>,
     pub controls: Value,
     pub to_recipient: Value,
@@ -101,7 +105,7 @@ pub struct Event {
     pub subscriber: Option<Subscriber>,
     /// The workflow with its steps (deleted ones too), shared by the events of a page.
     pub workflow: Option<Arc<StoredWorkflow>>,
-    /// The jobs in position order (the trigger job first).
+    /// The jobs in position order, the trigger job first (see [`trigger_job`]).
     pub jobs: Vec<ActivityJob>,
 }
 

@@ -1,8 +1,6 @@
 //! The job table as the engine uses it. Kinds, statuses and the step snapshot are the workflow
 //! model's types (`crate::workflow`).
 
-mod insert;
-
 use std::collections::HashSet;
 
 use chrono::{DateTime, TimeZone, Utc};
@@ -14,15 +12,10 @@ use uuid::Uuid;
 use crate::db::schema::jobs;
 use crate::workflow::{JobKind, JobStatus, StepSnapshot};
 
-pub use insert::insert_jobs;
-
 /// `run_at` of a job waiting for its predecessor: never due until the predecessor queues it.
 pub fn waiting_run_at() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(9999, 12, 31, 0, 0, 0).single().expect("a valid date")
 }
-
-/// The provider of internal steps (trigger, delay, digest, custom).
-pub const INTERNAL_PROVIDER: &str = "svc";
 
 /// A job row.
 #[derive(Debug, Clone, PartialEq, Queryable, QueryableByName, Selectable, Insertable)]

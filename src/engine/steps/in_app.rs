@@ -6,8 +6,7 @@ use uuid::Uuid;
 use super::message::{MessageStatus, NewMessage};
 use super::{content, Outcome, StepInput};
 use crate::engine::details::{Detail, DetailSource, DetailStatus};
-use crate::engine::jobs::INTERNAL_PROVIDER;
-use crate::workflow::StepKind;
+use crate::workflow::{StepKind, INTERNAL_PROVIDER};
 
 pub fn run(input: &StepInput<'_>) -> Outcome {
     let job = input.job;

@@ -25,6 +25,7 @@ use super::details::{Detail, DetailSource, DetailStatus};
 use super::jobs::Job;
 use super::render::RenderContext;
 use super::runtime::WorkerShared;
+use crate::domain::activity::triggered_text;
 use crate::domain::preferences::{resolve_channel, PreferenceSource, WorkflowDefaults};
 use crate::domain::subscribers::{DeadDestination, Subscriber};
 use crate::domain::workflows::WorkflowRow;
@@ -304,19 +305,11 @@ pub async fn run_job(shared: &WorkerShared, input: StepInput<'_>, previous_statu
     outcome
 }
 
-/// A trigger job queued before trigger jobs were written completed at ingest (`trigger::fanout`): it
-/// only records the trigger.
+/// A trigger job queued by a build that stored trigger jobs before writing them completed at ingest:
+/// it only records the trigger. Trigger jobs are no longer stored (`domain::activity` renders them).
 fn run_trigger(input: &StepInput<'_>) -> Outcome {
     let job = input.job;
     let workflow = input.workflow().map(|workflow| workflow.identifier.as_str());
     let subscriber = input.subscriber().map(|subscriber| subscriber.subscriber_id.as_str());
     Outcome::completed(job).detail(Detail::internal(job, DetailStatus::Success, triggered_text(workflow, subscriber)))
-}
-
-/// The execution detail of a trigger job.
-pub fn triggered_text(workflow_identifier: Option<&str>, subscriber_key: Option<&str>) -> String {
-    let workflow =
-        workflow_identifier.map_or("the workflow".to_string(), |identifier| format!("workflow {identifier}"));
-    let subscriber = subscriber_key.map_or(String::new(), |key| format!(" for subscriber {key}"));
-    format!("Triggered {workflow}{subscriber}")
 }

@@ -92,10 +92,9 @@ pub async fn expand_page(
         let mut recipients = Recipients::with_capacity(reached.len());
         recipients.start(template);
         for member in &reached {
-            recipients
-                .push((member.id, member.subscriber_id.as_str()), json!({ "subscriberId": member.subscriber_id }));
+            recipients.push(member.id, json!({ "subscriberId": member.subscriber_id }));
         }
-        let inserted = recipients.insert(conn, now).await?;
+        let inserted = recipients.insert(conn).await?;
         let finished = (members.len() as i64) < PAGE_SIZE;
         diesel::update(topic_fanouts::table)
             .filter(topic_fanouts::id.eq(expansion.id))

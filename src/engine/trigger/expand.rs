@@ -1,4 +1,4 @@
-//! The notifications, jobs and trigger details of many recipients of a few triggers, built by the
+//! The notifications and jobs of many recipients of a few triggers, built by the
 //! database from each trigger's [`EventTemplate`]. A recipient's own values travel once per row (its
 //! ids, its subscriber, its `to`); what every recipient of a trigger shares (payload, overrides, step
 //! snapshots, tags…) travels once per trigger, and each row reads it by subscript,
@@ -24,28 +24,27 @@ use uuid::Uuid;
 
 use super::fanout::EventTemplate;
 use crate::db::unnest::{bind_arrays, static_query_id};
-use crate::engine::details::{insert_details, Detail, DetailSource, DetailStatus};
-use crate::engine::jobs::{self, INTERNAL_PROVIDER};
-use crate::engine::steps::triggered_text;
+use crate::engine::jobs;
 use crate::error::AppResult;
-use crate::workflow::{JobStatus, StepSnapshot};
+use crate::workflow::{JobStatus, StepSnapshot, INTERNAL_PROVIDER};
 
 /// Tries of a step before it fails.
 const MAX_ATTEMPTS: i32 = crate::providers::DEFAULT_MAX_ATTEMPTS as i32;
+/// The position of a notification's first step; position 0 is its trigger job, which is not stored
+/// (`domain::activity` renders it from the notification).
+const FIRST_STEP_POSITION: i32 = 1;
 
 /// Recipients of one or more triggers, each after its trigger's template.
 pub struct Recipients<'a> {
     templates: Vec<&'a EventTemplate>,
-    recipients: Vec<Recipient<'a>>,
+    recipients: Vec<Recipient>,
 }
 
-struct Recipient<'a> {
+struct Recipient {
     /// Its template's index, from 1 like SQL arrays'.
     template: i32,
     notification_id: Uuid,
     subscriber_id: Uuid,
-    /// The subscriberId, for the trigger detail's text.
-    subscriber_key: &'a str,
     /// The `to` entry as the client sent it (the activity API's `to`).
     to_recipient: Value,
 }
@@ -60,24 +59,17 @@ impl<'a> Recipients<'a> {
         self.templates.push(template);
     }
 
-    /// A recipient of the trigger started last: its subscriber (internal id, subscriberId) and its `to`.
-    pub fn push(&mut self, subscriber: (Uuid, &'a str), to_recipient: Value) {
+    /// A recipient of the trigger started last: its subscriber's internal id and its `to`.
+    pub fn push(&mut self, subscriber_id: Uuid, to_recipient: Value) {
         let template = i32::try_from(self.templates.len()).expect("a batch holds far fewer than 2^31 triggers");
         assert!(template > 0, "a recipient is pushed after its trigger's template");
-        let (subscriber_id, subscriber_key) = subscriber;
-        self.recipients.push(Recipient {
-            template,
-            notification_id: Uuid::now_v7(),
-            subscriber_id,
-            subscriber_key,
-            to_recipient,
-        });
+        self.recipients.push(Recipient { template, notification_id: Uuid::now_v7(), subscriber_id, to_recipient });
     }
 
     /// Inserts the notification of each recipient whose trigger (environment, transactionId) has none
     /// for its subscriber yet (a topic member reached twice, a page expanded again after a crash), then
-    /// the jobs and trigger detail of each notification inserted; returns how many were inserted.
-    pub async fn insert(&self, conn: &mut AsyncPgConnection, now: DateTime<Utc>) -> AppResult<usize> {
+    /// the jobs of each notification inserted; returns how many were inserted.
+    pub async fn insert(&self, conn: &mut AsyncPgConnection) -> AppResult<usize> {
         if self.recipients.is_empty() {
             return Ok(0);
         }
@@ -85,12 +77,9 @@ impl<'a> Recipients<'a> {
             NotificationRows::of(&self.templates, &self.recipients).load::<Uuid>(conn).await?.into_iter().collect();
         let created: Vec<&Recipient> =
             self.recipients.iter().filter(|recipient| inserted.contains(&recipient.notification_id)).collect();
-        let jobs = JobRows::of(&self.templates, &created);
-        let details = jobs.trigger_details(&self.templates, &created);
         if !created.is_empty() {
-            jobs.execute(conn).await?;
+            JobRows::of(&self.templates, &created).execute(conn).await?;
         }
-        insert_details(conn, &details, now).await?;
         Ok(created.len())
     }
 }
@@ -174,7 +163,7 @@ struct NotificationRows<'a> {
 }
 
 impl<'a> NotificationRows<'a> {
-    fn of(templates: &[&'a EventTemplate], recipients: &'a [Recipient<'a>]) -> Self {
+    fn of(templates: &[&'a EventTemplate], recipients: &'a [Recipient]) -> Self {
         Self {
             id: recipients.iter().map(|recipient| recipient.notification_id).collect(),
             template: recipients.iter().map(|recipient| recipient.template).collect(),
@@ -231,9 +220,9 @@ impl QueryFragment<Pg> for NotificationRows<'_> {
     }
 }
 
-/// The jobs: per row its ids and position, per template job its step, per template the rest. The
-/// trigger job (position 0) is written completed: it does nothing a worker must do, so the first step
-/// is due at once; the later steps wait for the one before.
+/// The jobs: per row its ids and position, per template job its step, per template the rest. The first
+/// step (position 1: the trigger job, position 0, is not stored) is due at once; the later steps wait
+/// for the one before.
 struct JobRows<'a> {
     id: Vec<Uuid>,
     notification_id: Vec<Uuid>,
@@ -282,41 +271,16 @@ impl<'a> JobRows<'a> {
         };
         for recipient in recipients {
             let index = recipient.template as usize - 1;
-            for position in 0..templates[index].jobs.len() as i32 {
+            for job in 0..templates[index].jobs.len() as i32 {
                 rows.id.push(Uuid::now_v7());
                 rows.notification_id.push(recipient.notification_id);
                 rows.subscriber_id.push(recipient.subscriber_id);
                 rows.template.push(recipient.template);
-                rows.template_job.push(first_job[index] + position);
-                rows.position.push(position);
+                rows.template_job.push(first_job[index] + job);
+                rows.position.push(FIRST_STEP_POSITION + job);
             }
         }
         rows
-    }
-
-    /// The "Triggered" detail of each recipient's trigger job (its first).
-    fn trigger_details(&self, templates: &[&EventTemplate], recipients: &[&Recipient]) -> Vec<Detail> {
-        let mut trigger_jobs = self.id.iter().zip(&self.position).filter(|(_, position)| **position == 0);
-        recipients
-            .iter()
-            .map(|recipient| {
-                let (job_id, _) = trigger_jobs.next().expect("every recipient has its trigger job");
-                let template = templates[recipient.template as usize - 1];
-                let workflow = Some(template.workflow_identifier.as_str()).filter(|identifier| !identifier.is_empty());
-                Detail {
-                    job_id: *job_id,
-                    environment_id: template.environment_id,
-                    notification_id: recipient.notification_id,
-                    subscriber_id: recipient.subscriber_id,
-                    status: DetailStatus::Success,
-                    source: DetailSource::Internal,
-                    detail: triggered_text(workflow, Some(recipient.subscriber_key)),
-                    is_retry: false,
-                    provider_id: Some(INTERNAL_PROVIDER.to_string()),
-                    raw: None,
-                }
-            })
-            .collect()
     }
 }
 
@@ -333,13 +297,15 @@ impl QueryFragment<Pg> for JobRows<'_> {
              step_id, step, digest_key) SELECT r.id, r.notification_id, r.subscriber_id, r.position, ",
         );
         self.shared.push_values(&mut out, AT)?;
-        out.push_sql(", CASE r.position WHEN 0 THEN ");
-        out.push_bind_param::<Text, _>(JobStatus::Completed.as_str())?;
-        out.push_sql(" WHEN 1 THEN ");
+        out.push_sql(", CASE r.position WHEN ");
+        out.push_bind_param::<Int4, _>(&FIRST_STEP_POSITION)?;
+        out.push_sql(" THEN ");
         out.push_bind_param::<Text, _>(JobStatus::Queued.as_str())?;
         out.push_sql(" ELSE ");
         out.push_bind_param::<Text, _>(JobStatus::Pending.as_str())?;
-        out.push_sql(" END, CASE WHEN r.position <= 1 THEN ");
+        out.push_sql(" END, CASE r.position WHEN ");
+        out.push_bind_param::<Int4, _>(&FIRST_STEP_POSITION)?;
+        out.push_sql(" THEN ");
         push_subscripted::<Array<Timestamptz>, _>(&mut out, &self.shared.accepted_at, AT)?;
         out.push_sql(" ELSE ");
         out.push_bind_param::<Timestamptz, _>(&self.waiting_run_at)?;

@@ -1,8 +1,7 @@
-//! The rows one stored trigger becomes: a notification per recipient, each with its trigger job and a
-//! job per active step. The trigger job is written completed, with its "Triggered" execution detail:
-//! it does nothing a worker must do, so the first step is due at once instead of waiting for a worker
-//! to claim, run and commit the trigger job (a claim and a commit per notification saved). The later
-//! steps wait for the one before. What every recipient's rows share is an [`EventTemplate`]: built once
+//! The rows one stored trigger becomes: a notification per recipient, each with a job per active step.
+//! The first step is due at once; the later steps wait for the one before. The trigger job, which only
+//! records the trigger, is not stored: the activity API renders it, completed with its "Triggered"
+//! detail, from the notification (`domain::activity`). What every recipient's rows share is an [`EventTemplate`]: built once
 //! per trigger, used at once for the direct recipients, and stored with a topic fan-out so that the
 //! members reached later get the event as it was triggered. The database builds the rows from it
 //! ([`super::expand`]).
@@ -44,7 +43,9 @@ pub struct EventTemplate {
     pub critical: bool,
     /// When the trigger was accepted: the time of every notification and first job.
     pub accepted_at: DateTime<Utc>,
-    /// The trigger job, then one per active step, in position order.
+    /// One per active step, in position order (a template stored with a topic fan-out by an earlier
+    /// build also held the trigger job, first: it is left out when read).
+    #[serde(deserialize_with = "steps_only")]
     pub jobs: Vec<JobTemplate>,
     /// The triggering request's W3C `traceparent`, given to every job (absent from fan-outs stored
     /// before traces existed).
@@ -73,22 +74,17 @@ impl EventTemplate {
                 channels.push(step.kind.as_str().to_string());
             }
         }
-        let mut jobs = vec![JobTemplate {
-            kind: JobKind::Trigger.as_str().to_string(),
-            step_id: None,
-            step: StepSnapshot::trigger(workflow.id),
-            digest_key: None,
-        }];
-        jobs.extend(steps.iter().map(|step| {
-            JobTemplate {
+        let jobs = steps
+            .iter()
+            .map(|step| JobTemplate {
                 kind: JobKind::Step(step.kind).as_str().to_string(),
                 step_id: Some(step.id),
                 step: StepSnapshot::from(*step),
                 // Known now, so a backoff digest sees every event of its key triggered before it.
                 digest_key: (step.kind == StepKind::Digest)
                     .then(|| digest_key_value(&read::<DigestControls>(&step.control_values), &trigger.payload)),
-            }
-        }));
+            })
+            .collect();
         Self {
             environment_id: trigger.tenant.environment_id,
             organization_id: trigger.tenant.organization_id,
@@ -110,6 +106,13 @@ impl EventTemplate {
     }
 }
 
+/// Reads a template's jobs without the trigger job an earlier build stored first.
+fn steps_only<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<JobTemplate>, D::Error> {
+    let mut jobs = Vec::<JobTemplate>::deserialize(deserializer)?;
+    jobs.retain(|job| job.kind != JobKind::Trigger.as_str());
+    Ok(jobs)
+}
+
 /// Adds `trigger`'s direct recipients, after its template, to `recipients`.
 pub fn add_recipients<'a>(
     trigger: &'a PreparedTrigger,
@@ -122,7 +125,7 @@ pub fn add_recipients<'a>(
     for recipient in &trigger.recipients {
         let subscriber_id = subscriber_ids[&(environment_id, recipient.subscriber_id.clone())];
         let to_recipient = recipient_as_sent(&trigger.to, &recipient.subscriber_id);
-        recipients.push((subscriber_id, recipient.subscriber_id.as_str()), to_recipient);
+        recipients.push(subscriber_id, to_recipient);
     }
 }
 
@@ -133,4 +136,28 @@ fn recipient_as_sent(to: &[Recipient], subscriber_id: &str) -> Value {
         _ => None,
     });
     sent.unwrap_or_else(|| json!({ "subscriberId": subscriber_id }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_template_stored_with_its_trigger_job_is_read_with_its_steps_only() {
+        let workflow_id = Uuid::now_v7();
+        let step = |kind: JobKind| {
+            json!({"kind": kind.as_str(), "step_id": null, "digest_key": null,
+                                          "step": StepSnapshot::trigger(workflow_id)})
+        };
+        let stored = json!({
+            "environment_id": Uuid::nil(), "organization_id": Uuid::nil(), "transaction_id": "t",
+            "workflow_id": workflow_id, "payload": {}, "overrides": {}, "actor_subscriber_id": null,
+            "tenant_id": null, "tags": [], "channels": ["trigger", "in_app"], "severity": "none",
+            "critical": false, "accepted_at": "2026-11-25T10:00:00Z",
+            "jobs": [step(JobKind::Trigger), step(JobKind::Step(StepKind::InApp)), step(JobKind::Step(StepKind::Delay))],
+        });
+        let template: EventTemplate = serde_json::from_value(stored).unwrap();
+        let kinds: Vec<&str> = template.jobs.iter().map(|job| job.kind.as_str()).collect();
+        assert_eq!(kinds, ["in_app", "delay"]);
+    }
 }

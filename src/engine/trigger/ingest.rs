@@ -435,7 +435,7 @@ async fn store_fanout(
     }
     // Every transactionId here was claimed by this transaction, so no notification can exist already;
     // one skipped anyway would be a trigger acknowledged to a recipient who never gets it.
-    if recipients.insert(conn, now).await? != direct_recipients {
+    if recipients.insert(conn).await? != direct_recipients {
         return Err(AppError::internal("a notification of a newly claimed transactionId already existed"));
     }
     store::insert_topic_fanouts(conn, &topic_fanouts).await

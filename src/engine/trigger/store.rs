@@ -117,20 +117,40 @@ pub async fn upsert_subscribers(
     Ok(ids)
 }
 
-// Rows are written in (environment, subscriberId) order: one lock order for every batch, so concurrent
-// batches to overlapping recipients cannot deadlock.
+// Only the subscribers that are new or that a sent field changes are written, in (environment,
+// subscriberId) order: one lock order for every batch, so concurrent batches to overlapping recipients
+// cannot deadlock. The others are read, not locked: `INSERT … ON CONFLICT DO UPDATE … WHERE` locks the
+// existing row even when its WHERE then writes nothing, and every trigger to a known subscriber waited
+// for the commit of any other batch naming it, and wrote the lock to the WAL.
 const UPSERT_SUBSCRIBERS: &str = "
 WITH input AS (
     SELECT * FROM jsonb_to_recordset($1) AS x(
         id uuid, environment_id uuid, organization_id uuid, subscriber_id text, email text, first_name text,
         last_name text, phone text, avatar text, locale text, timezone text, data jsonb)
 ),
+existing AS (
+    SELECT s.* FROM subscribers s JOIN input i ON s.environment_id = i.environment_id AND s.subscriber_id = i.subscriber_id
+    WHERE NOT s.deleted
+),
+writes AS (
+    SELECT i.* FROM input i
+    LEFT JOIN existing s ON s.environment_id = i.environment_id AND s.subscriber_id = i.subscriber_id
+    WHERE s.id IS NULL
+       OR (i.email IS NOT NULL AND i.email IS DISTINCT FROM s.email)
+       OR (i.first_name IS NOT NULL AND i.first_name IS DISTINCT FROM s.first_name)
+       OR (i.last_name IS NOT NULL AND i.last_name IS DISTINCT FROM s.last_name)
+       OR (i.phone IS NOT NULL AND i.phone IS DISTINCT FROM s.phone)
+       OR (i.avatar IS NOT NULL AND i.avatar IS DISTINCT FROM s.avatar)
+       OR (i.locale IS NOT NULL AND i.locale IS DISTINCT FROM s.locale)
+       OR (i.timezone IS NOT NULL AND i.timezone IS DISTINCT FROM s.timezone)
+       OR (NULLIF(i.data, 'null'::jsonb) IS NOT NULL AND NULLIF(i.data, 'null'::jsonb) IS DISTINCT FROM s.data)
+),
 upserted AS (
     INSERT INTO subscribers AS s (id, environment_id, organization_id, subscriber_id, email, first_name, last_name,
                                   phone, avatar, locale, timezone, data, created_at, updated_at)
     SELECT id, environment_id, organization_id, subscriber_id, email, first_name, last_name, phone, avatar, locale,
            timezone, NULLIF(data, 'null'::jsonb), $2, $2
-    FROM input ORDER BY environment_id, subscriber_id
+    FROM writes ORDER BY environment_id, subscriber_id
     ON CONFLICT (environment_id, subscriber_id) WHERE NOT deleted DO UPDATE SET
         email = COALESCE(EXCLUDED.email, s.email),
         first_name = COALESCE(EXCLUDED.first_name, s.first_name),
@@ -142,7 +162,7 @@ upserted AS (
         data = COALESCE(EXCLUDED.data, s.data),
         version = s.version + 1,
         updated_at = EXCLUDED.updated_at
-    -- Only when a sent field changes something: an unchanged subscriber keeps its __v and writes no row.
+    -- Checked again on the locked row: a concurrent batch may have written the same values meanwhile.
     WHERE (EXCLUDED.email IS NOT NULL AND EXCLUDED.email IS DISTINCT FROM s.email)
        OR (EXCLUDED.first_name IS NOT NULL AND EXCLUDED.first_name IS DISTINCT FROM s.first_name)
        OR (EXCLUDED.last_name IS NOT NULL AND EXCLUDED.last_name IS DISTINCT FROM s.last_name)
@@ -156,9 +176,8 @@ upserted AS (
 SELECT id, environment_id, subscriber_id AS key FROM upserted
 UNION ALL
 SELECT s.id, s.environment_id, s.subscriber_id
-FROM subscribers s JOIN input i ON s.environment_id = i.environment_id AND s.subscriber_id = i.subscriber_id
-WHERE NOT s.deleted
-  AND NOT EXISTS (SELECT 1 FROM upserted u WHERE u.environment_id = s.environment_id AND u.subscriber_id = s.subscriber_id)";
+FROM existing s
+WHERE NOT EXISTS (SELECT 1 FROM upserted u WHERE u.environment_id = s.environment_id AND u.subscriber_id = s.subscriber_id)";
 
 /// The ids of the tenants named by (environment, identifier) that exist.
 pub async fn find_tenants(conn: &mut AsyncPgConnection, references: &[(Uuid, &str)]) -> AppResult<IdsByKey> {

@@ -2,6 +2,8 @@
 //! outcome; a bad trigger fails alone; a transactionId repeated inside a batch or across batches is
 //! stored once; a workflow change is seen by the very next trigger (the definition cache).
 
+use std::time::{Duration, Instant};
+
 use diesel_async::SimpleAsyncConnection;
 use futures_util::future::join_all;
 use reqwest::Method;
@@ -115,8 +117,8 @@ async fn the_next_trigger_runs_the_workflow_as_last_saved() {
         server.send_json(Method::PUT, "/v2/workflows/live", &update(true, json!([in_app_step(), in_app_step()]))).await;
     assert_eq!(status, 200, "{body}");
     let transaction_id = trigger_processed(&server, json!({"name": "live", "to": "a"})).await;
-    // The trigger job and one job per step of the new definition.
-    assert_eq!(count(&server, &format!("jobs WHERE transaction_id = '{transaction_id}'")).await, 3);
+    // One job per step of the new definition.
+    assert_eq!(count(&server, &format!("jobs WHERE transaction_id = '{transaction_id}'")).await, 2);
 
     let deleted = server.request(Method::DELETE, "/v2/workflows/live").send().await.unwrap();
     assert_eq!(deleted.status(), 200);
@@ -125,7 +127,7 @@ async fn the_next_trigger_runs_the_workflow_as_last_saved() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_stored_trigger_has_its_trigger_job_completed_and_its_first_step_due_with_no_worker_running() {
+async fn a_stored_trigger_shows_its_trigger_job_completed_and_its_first_step_due_with_no_worker_running() {
     let server = TestServer::start_api_only().await;
     create_workflow(&server, "two-steps", json!([in_app_step(), in_app_step()])).await;
     let transaction_id = trigger_processed(&server, json!({"name": "two-steps", "to": "ada"})).await;
@@ -138,6 +140,40 @@ async fn a_stored_trigger_has_its_trigger_job_completed_and_its_first_step_due_w
     assert_eq!(details(job(&events[0], "trigger")), ["Triggered workflow two-steps for subscriber ada"]);
     let due_now = "jobs WHERE position = 1 AND run_at <= created_at AND status = 'queued'";
     assert_eq!(count(&server, due_now).await, 1, "the first step is due when the trigger is stored");
+    assert_eq!(count(&server, "jobs").await, 2, "the trigger job is rendered, not stored");
+    assert_eq!(count(&server, "execution_details").await, 0);
+    let again = events_of(&server, &transaction_id).await;
+    assert_eq!(again[0]["jobs"][0], jobs[0], "the rendered trigger job, ids included, is the same on every read");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_trigger_to_an_unchanged_subscriber_neither_writes_nor_waits_for_its_row() {
+    let server = TestServer::start_api_only().await;
+    create_workflow(&server, "feed", json!([in_app_step()])).await;
+    let ada = |first_name: &str| json!({"name": "feed", "to": {"subscriberId": "ada", "firstName": first_name}});
+    trigger_processed(&server, ada("Ada")).await;
+    let version = "subscribers WHERE subscriber_id = 'ada' AND version = 0 AND first_name = 'Ada'";
+    assert_eq!(count(&server, version).await, 1);
+    // Another transaction holds the subscriber's row until it commits.
+    let mut holder = server.pool.get().await.unwrap();
+    holder.batch_execute("BEGIN; SELECT 1 FROM subscribers WHERE subscriber_id = 'ada' FOR UPDATE").await.unwrap();
+
+    let unchanged = tokio::time::timeout(Duration::from_secs(10), trigger_processed(&server, ada("Ada"))).await;
+    assert!(unchanged.is_ok(), "a trigger that changes nothing of its subscriber must not wait for the row");
+    let changing = async {
+        trigger_processed(&server, ada("Augusta")).await;
+        Instant::now()
+    };
+    let release = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let released_at = Instant::now();
+        holder.batch_execute("COMMIT").await.unwrap();
+        released_at
+    };
+    let (answered_at, released_at) = tokio::join!(changing, release);
+    assert!(answered_at > released_at, "a trigger that changes its subscriber writes the row, after its holder");
+    let changed = "subscribers WHERE subscriber_id = 'ada' AND version = 1 AND first_name = 'Augusta'";
+    assert_eq!(count(&server, changed).await, 1);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -167,7 +167,7 @@ async fn a_20000_member_topic_is_expanded_to_one_notification_and_its_jobs_per_m
     let per_member = recipients_of(&server, &transaction_id).await;
     assert_eq!(per_member.len() as i64, MEMBERS);
     assert!(per_member.iter().all(|(_, n)| *n == 1), "no member twice");
-    assert_eq!(count(&server, "jobs").await, MEMBERS * 3, "trigger, delay and in-app job per member");
+    assert_eq!(count(&server, "jobs").await, MEMBERS * 2, "a delay and an in-app job per member");
     let progress: Value = {
         #[derive(diesel::QueryableByName)]
         struct Row {
