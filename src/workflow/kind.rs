@@ -56,6 +56,13 @@ text_column!(JobKind);
 impl JobKind {
     const TRIGGER: &'static str = "trigger";
 
+    /// Whether running the job reaches nothing outside the database (no provider, webhook or
+    /// endpoint call, no digest window of other notifications to merge into): the worker runs it in
+    /// the transaction that claims it and writes its outcome there (`engine::worker`).
+    pub fn runs_in_database(self) -> bool {
+        matches!(self, JobKind::Trigger | JobKind::Step(StepKind::InApp | StepKind::Delay))
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             JobKind::Trigger => Self::TRIGGER,

@@ -1,10 +1,16 @@
-//! Claiming due jobs: one short statement that locks a batch (skipping rows other workers hold),
-//! marks it running under this worker's lease and returns it.
+//! Claiming due jobs, in the batch's transaction: one short statement locks a batch (skipping rows
+//! other workers hold); the jobs that call out of the database (providers, webhooks, the custom
+//! step's endpoint) are then leased, marked running under this worker's lease so that the transaction
+//! can commit before their calls. The jobs that run in the database (`JobKind::runs_in_database`)
+//! are run and written in that same transaction instead.
+
+use std::collections::HashMap;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{Int8, Nullable, Text, Timestamptz};
+use diesel::sql_types::{Array, Int8, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use uuid::Uuid;
 
 use crate::engine::jobs::Job;
 use crate::error::AppResult;
@@ -34,36 +40,54 @@ impl BatchLease {
     }
 }
 
-/// Claims up to `limit` jobs due at `now` under `lease`.
-pub async fn claim_due_jobs(
-    conn: &mut AsyncPgConnection,
-    lease: &BatchLease,
-    limit: i64,
-    now: DateTime<Utc>,
-) -> AppResult<Vec<Claimed>> {
+/// Locks up to `limit` jobs due at `now` until the transaction ends.
+pub async fn lock_due_jobs(conn: &mut AsyncPgConnection, limit: i64, now: DateTime<Utc>) -> AppResult<Vec<Claimed>> {
     // The status list is a literal so the planner can prove `jobs_due_idx`'s predicate. `type_` is the
     // name the row struct reads the `type` column by.
-    let claimed = diesel::sql_query(
-        "WITH due AS (
-             SELECT id, status AS previous_status FROM jobs
-             WHERE status IN ('queued', 'delayed', 'running') AND run_at <= $1
-             ORDER BY run_at
-             LIMIT $2
-             FOR UPDATE SKIP LOCKED
-         )
-         UPDATE jobs AS j
-         SET status = 'running', run_at = $3, lease_owner = $4, attempts = j.attempts + 1, updated_at = $1
-         FROM due
-         WHERE j.id = due.id
-         RETURNING j.*, j.type AS type_, due.previous_status",
+    let due = diesel::sql_query(
+        "SELECT j.*, j.type AS type_, j.status AS previous_status FROM jobs AS j
+         WHERE j.status IN ('queued', 'delayed', 'running') AND j.run_at <= $1
+         ORDER BY j.run_at
+         LIMIT $2
+         FOR UPDATE SKIP LOCKED",
     )
     .bind::<Timestamptz, _>(now)
     .bind::<Int8, _>(limit)
+    .load(conn)
+    .await?;
+    Ok(due)
+}
+
+/// Marks the locked `jobs` running under `lease` (one more attempt each) and returns them so.
+pub async fn lease_jobs(
+    conn: &mut AsyncPgConnection,
+    jobs: Vec<Claimed>,
+    lease: &BatchLease,
+    now: DateTime<Utc>,
+) -> AppResult<Vec<Claimed>> {
+    if jobs.is_empty() {
+        return Ok(jobs);
+    }
+    let ids: Vec<Uuid> = jobs.iter().map(|claimed| claimed.job.id).collect();
+    let leased: Vec<Job> = diesel::sql_query(
+        "UPDATE jobs AS j
+         SET status = 'running', run_at = $3, lease_owner = $4, attempts = j.attempts + 1, updated_at = $2
+         WHERE j.id = ANY($1)
+         RETURNING j.*, j.type AS type_",
+    )
+    .bind::<Array<SqlUuid>, _>(&ids)
+    .bind::<Timestamptz, _>(now)
     .bind::<Timestamptz, _>(lease.until)
     .bind::<Text, _>(&lease.holder)
     .load(conn)
     .await?;
-    Ok(claimed)
+    let mut leased: HashMap<Uuid, Job> = leased.into_iter().map(|job| (job.id, job)).collect();
+    Ok(jobs
+        .into_iter()
+        .filter_map(|claimed| {
+            leased.remove(&claimed.job.id).map(|job| Claimed { job, previous_status: claimed.previous_status })
+        })
+        .collect())
 }
 
 #[derive(QueryableByName)]

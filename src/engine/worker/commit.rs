@@ -1,6 +1,8 @@
-//! Writing a batch's outcomes: one transaction for the whole batch, a statement per kind of write.
-//! Only jobs this worker still holds are written; a job whose lease expired belongs to whoever claimed
-//! it since (provider delivery records are facts and are written regardless).
+//! Writing a batch's outcomes: a statement per kind of write for the whole batch. The jobs run in the
+//! database are written in the transaction that claimed them ([`write_outcomes`]); the leased ones
+//! in a transaction of their own as they finish ([`commit_outcomes`]), and only those this worker
+//! still holds: a job whose lease expired belongs to whoever claimed it since (provider delivery
+//! records are facts and are written regardless).
 
 use std::collections::{HashMap, HashSet};
 
@@ -15,7 +17,7 @@ use super::claim::BatchLease;
 use super::WorkerShared;
 use crate::db::batch::{plan_generically, update_by_pairs, update_from_records};
 use crate::db::schema::jobs;
-use crate::domain::inbox::{record_inbox_events, Announce, InboxChange};
+use crate::domain::inbox::{record_inbox_events, Announce, InboxBump, InboxChange};
 use crate::domain::subscribers::{remove_dead_destinations, DeadDestination};
 use crate::engine::details::{insert_details, Detail, DetailStatus};
 use crate::engine::digest_windows::{self, Merge};
@@ -25,7 +27,8 @@ use crate::engine::steps::Outcome;
 use crate::error::{AppError, AppResult};
 use crate::workflow::JobStatus;
 
-/// Writes `outcomes` and moves each finished notification on to its next job.
+/// Writes `outcomes` of jobs leased by `lease`, in one transaction, and moves each finished
+/// notification on to its next job.
 pub async fn commit_outcomes(
     conn: &mut AsyncPgConnection,
     shared: &WorkerShared,
@@ -33,65 +36,81 @@ pub async fn commit_outcomes(
     outcomes: Vec<Outcome>,
     now: DateTime<Utc>,
 ) -> AppResult<()> {
-    let (queued, inbox_bumps) = conn
+    let written = conn
         .transaction::<_, AppError, _>(async |conn| {
             plan_generically(conn).await?;
             write_delivery_updates(conn, &outcomes, now).await?;
             let ids: Vec<Uuid> = outcomes.iter().map(|outcome| outcome.job.id).collect();
             let owned: HashSet<Uuid> = lock_leased(conn, &ids, &lease.holder).await?;
-            let mut outcomes: Vec<Outcome> =
+            let outcomes: Vec<Outcome> =
                 outcomes.into_iter().filter(|outcome| owned.contains(&outcome.job.id)).collect();
             if outcomes.len() < ids.len() {
                 tracing::warn!(lost = ids.len() - outcomes.len(), "jobs taken over by another worker were not written");
             }
-
-            let new_messages: Vec<NewMessageRow> = outcomes
-                .iter()
-                .filter_map(|outcome| {
-                    outcome.new_message.as_ref().map(|message| message_row(&outcome.job, message, now))
-                })
-                .collect();
-            let mut inbox_bumps = Vec::new();
-            if !new_messages.is_empty() {
-                let inserted = insert_messages(conn, &new_messages).await?;
-                // The in-app ones reach their subscribers' inboxes: a `received` event each, committed
-                // with them (a message already stored by an earlier run is not returned, nor announced
-                // twice), and announced after the commit.
-                inbox_bumps =
-                    record_inbox_events(conn, InboxChange::Received, &inserted, Announce::AfterCommit).await?;
-            }
-            write_message_updates(conn, &outcomes, now).await?;
-            let dead: Vec<DeadDestination> =
-                outcomes.iter().flat_map(|outcome| outcome.dead_destinations.iter().cloned()).collect();
-            remove_dead_destinations(conn, &dead, now).await?;
-            let merges = digest_windows::resolve_arrivals(conn, &mut outcomes).await?;
-            write_jobs(conn, &outcomes, now).await?;
-
-            let mut details: Vec<Detail> =
-                outcomes.iter().flat_map(|outcome| outcome.details.iter().cloned()).collect();
-            let advancing: Vec<&Outcome> = outcomes.iter().filter(|outcome| outcome.advances()).collect();
-            let queued = queue_next_jobs(conn, &advancing, now).await?;
-            let stopping: Vec<Uuid> = outcomes
-                .iter()
-                .filter(|outcome| outcome.stop_following)
-                .map(|outcome| outcome.job.notification_id)
-                .collect();
-            details.extend(
-                close_following_jobs(conn, &stopping, JobStatus::Canceled, now, |_| {
-                    "Canceled: an earlier step failed and stops the workflow on failure".to_string()
-                })
-                .await?,
-            );
-            details.extend(record_merges(conn, &merges, now).await?);
-            insert_details(conn, &details, now).await?;
-            Ok((queued, inbox_bumps))
+            write_outcomes(conn, outcomes, now).await
         })
         .await?;
-    shared.engine.inbox_feed.announce(inbox_bumps);
-    if queued > 0 {
-        shared.engine.wakeup.wake();
-    }
+    written.announce(shared);
     Ok(())
+}
+
+/// What a committed batch tells the rest of the process: jobs it made due, inbox events it wrote.
+#[must_use = "announce it once the transaction has committed"]
+pub struct Written {
+    queued: usize,
+    inbox_bumps: Vec<InboxBump>,
+}
+
+impl Written {
+    /// Wakes the workers for the queued jobs and the inbox streams for the events; call after the commit.
+    pub fn announce(self, shared: &WorkerShared) {
+        shared.engine.inbox_feed.announce(self.inbox_bumps);
+        if self.queued > 0 {
+            shared.engine.wakeup.wake();
+        }
+    }
+}
+
+/// Writes `outcomes`, whose jobs this transaction holds (locked), and moves each finished
+/// notification on to its next job.
+pub async fn write_outcomes(
+    conn: &mut AsyncPgConnection,
+    mut outcomes: Vec<Outcome>,
+    now: DateTime<Utc>,
+) -> AppResult<Written> {
+    let new_messages: Vec<NewMessageRow> = outcomes
+        .iter()
+        .filter_map(|outcome| outcome.new_message.as_ref().map(|message| message_row(&outcome.job, message, now)))
+        .collect();
+    let mut inbox_bumps = Vec::new();
+    if !new_messages.is_empty() {
+        let inserted = insert_messages(conn, &new_messages).await?;
+        // The in-app ones reach their subscribers' inboxes: a `received` event each, committed with
+        // them (a message already stored by an earlier run is not returned, nor announced twice), and
+        // announced after the commit.
+        inbox_bumps = record_inbox_events(conn, InboxChange::Received, &inserted, Announce::AfterCommit).await?;
+    }
+    write_message_updates(conn, &outcomes, now).await?;
+    let dead: Vec<DeadDestination> =
+        outcomes.iter().flat_map(|outcome| outcome.dead_destinations.iter().cloned()).collect();
+    remove_dead_destinations(conn, &dead, now).await?;
+    let merges = digest_windows::resolve_arrivals(conn, &mut outcomes).await?;
+    write_jobs(conn, &outcomes, now).await?;
+
+    let mut details: Vec<Detail> = outcomes.iter().flat_map(|outcome| outcome.details.iter().cloned()).collect();
+    let advancing: Vec<&Outcome> = outcomes.iter().filter(|outcome| outcome.advances()).collect();
+    let queued = queue_next_jobs(conn, &advancing, now).await?;
+    let stopping: Vec<Uuid> =
+        outcomes.iter().filter(|outcome| outcome.stop_following).map(|outcome| outcome.job.notification_id).collect();
+    details.extend(
+        close_following_jobs(conn, &stopping, JobStatus::Canceled, now, |_| {
+            "Canceled: an earlier step failed and stops the workflow on failure".to_string()
+        })
+        .await?,
+    );
+    details.extend(record_merges(conn, &merges, now).await?);
+    insert_details(conn, &details, now).await?;
+    Ok(Written { queued, inbox_bumps })
 }
 
 async fn write_jobs(conn: &mut AsyncPgConnection, outcomes: &[Outcome], now: DateTime<Utc>) -> AppResult<()> {

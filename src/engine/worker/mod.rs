@@ -10,21 +10,24 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
 use tokio::sync::{watch, Notify};
 use tracing::Instrument;
 
 pub use super::runtime::{WorkerSettings, WorkerShared};
-use claim::BatchLease;
+use claim::{BatchLease, Claimed};
 
 use super::steps::context::BatchContext;
 use super::steps::{run_job, StepInput};
 use super::{retention, topic_fanout, unsnooze};
 
+use crate::db::batch::plan_generically;
+use crate::engine::jobs::Job;
 use crate::error::{AppError, AppResult};
 use crate::telemetry;
+use crate::workflow::JobStatus;
 
 /// Runs the worker loops and the listener until `stop` turns true; in-flight batches finish first.
 pub async fn run_workers(shared: Arc<WorkerShared>, stop: watch::Receiver<bool>) {
@@ -96,31 +99,101 @@ struct BatchFailure {
 }
 
 /// Claims one batch, runs it and writes its outcomes; returns how many jobs it claimed.
+///
+/// The claiming transaction locks the batch, runs the jobs that reach nothing outside the database
+/// (`JobKind::runs_in_database`: in-app and delay steps) and writes their outcomes, and leases the
+/// others. A crash before it commits leaves every job of the batch due as if never claimed, so the
+/// in-database ones run exactly once, with one transaction and one update per job. The leased ones
+/// run after the commit, outside any transaction (provider calls may take seconds), and their
+/// outcomes are committed as they finish (at most once: see `steps::delivery`).
 async fn run_batch(shared: &WorkerShared) -> Result<usize, BatchFailure> {
     let now = shared.engine.clock.now();
     let lease = TimeDelta::from_std(shared.settings.lease).unwrap_or(TimeDelta::seconds(60));
     let lease = BatchLease::new(&shared.owner, now, lease);
     let mut conn = shared.pool.get().await.map_err(|error| BatchFailure { error: error.into(), lease: None })?;
     let failed = |error| BatchFailure { error, lease: Some(lease.clone()) };
-    let claimed = claim::claim_due_jobs(&mut conn, &lease, shared.settings.batch_size, now).await.map_err(failed)?;
+    let (claimed, leased, written) = conn
+        .transaction::<_, AppError, _>(async |conn| {
+            plan_generically(conn).await?;
+            let due = claim::lock_due_jobs(conn, shared.settings.batch_size, now).await?;
+            let claimed = due.len();
+            let (in_database, outside): (Vec<_>, Vec<_>) =
+                due.into_iter().partition(|claimed| claimed.job.kind.runs_in_database());
+            let leased = claim::lease_jobs(conn, outside, &lease, now).await?;
+            let written = run_in_database(conn, shared, in_database, now).await?;
+            Ok((claimed, leased, written))
+        })
+        .await
+        .map_err(failed)?;
     drop(conn);
-    if claimed.is_empty() {
-        return Ok(0);
+    if let Some(written) = written {
+        written.announce(shared);
     }
-    for claimed in &claimed {
-        shared.engine.metrics.job(claimed.job.kind.as_str(), "claimed");
+    if !leased.is_empty() {
+        for claimed in &leased {
+            shared.engine.metrics.job(claimed.job.kind.as_str(), "claimed");
+        }
+        run_claimed(shared, &lease, &leased, now).await.map_err(failed)?;
     }
-    run_claimed(shared, &lease, &claimed, now).await.map_err(failed)?;
-    Ok(claimed.len())
+    Ok(claimed)
 }
 
-/// Loads what the claimed jobs need, runs them and writes their outcomes as they finish: whatever has
+/// Runs the claimed jobs that reach nothing outside the database and writes their outcomes, in the
+/// claiming transaction (each is one more attempt, as a lease would count it).
+async fn run_in_database(
+    conn: &mut AsyncPgConnection,
+    shared: &WorkerShared,
+    claimed: Vec<Claimed>,
+    now: DateTime<Utc>,
+) -> AppResult<Option<commit::Written>> {
+    if claimed.is_empty() {
+        return Ok(None);
+    }
+    let (mut jobs, previous_statuses): (Vec<Job>, Vec<JobStatus>) =
+        claimed.into_iter().map(|claimed| (claimed.job, claimed.previous_status)).unzip();
+    for job in &mut jobs {
+        job.attempts += 1;
+        shared.engine.metrics.job(job.kind.as_str(), "claimed");
+    }
+    let batch = BatchContext::load(conn, &shared.cipher, &jobs).await?;
+    let mut outcomes = Vec::with_capacity(jobs.len());
+    for (job, previous_status) in jobs.iter().zip(previous_statuses) {
+        let input = StepInput { job, batch: &batch, now };
+        let mut outcome = run_job(shared, input, previous_status).instrument(job_span(job)).await;
+        outcome.attempts.get_or_insert(job.attempts);
+        outcomes.push(outcome);
+    }
+    let ended: Vec<_> = outcomes.iter().map(|outcome| (outcome.job.kind.as_str(), outcome.status.as_str())).collect();
+    let written = commit::write_outcomes(conn, outcomes, now).await?;
+    for (step_type, status) in ended {
+        shared.engine.metrics.job(step_type, status);
+    }
+    Ok(Some(written))
+}
+
+/// The span of one job: every line a step logs names its job, environment and transactionId (and
+/// with traces on, the trace of the request that triggered it, which the span continues).
+fn job_span(job: &Job) -> tracing::Span {
+    let span = tracing::info_span!(
+        "job",
+        job_id = %job.id,
+        step_type = job.kind.as_str(),
+        environment_id = %job.environment_id,
+        transaction_id = %job.transaction_id,
+        trace_id = tracing::field::Empty,
+        span_id = tracing::field::Empty,
+    );
+    telemetry::continue_from(&span, job.traceparent.as_deref());
+    span
+}
+
+/// Loads what the leased jobs need, runs them and writes their outcomes as they finish: whatever has
 /// finished is committed together, so a slow provider call (up to its timeout) does not hold back the
-/// commit of the rest of its batch, and a batch of in-app steps, which all finish at once, is one commit.
+/// commit of the rest of its batch.
 async fn run_claimed(
     shared: &WorkerShared,
     lease: &BatchLease,
-    claimed: &[claim::Claimed],
+    claimed: &[Claimed],
     now: DateTime<Utc>,
 ) -> AppResult<()> {
     let batch = {
@@ -134,19 +207,7 @@ async fn run_claimed(
     for claimed in claimed {
         let job = &claimed.job;
         let input = StepInput { job, batch: &batch, now };
-        // Every line a step logs names its job, environment and transactionId (and with traces on, the
-        // trace of the request that triggered it, which the span continues).
-        let span = tracing::info_span!(
-            "job",
-            job_id = %job.id,
-            step_type = job.kind.as_str(),
-            environment_id = %job.environment_id,
-            transaction_id = %job.transaction_id,
-            trace_id = tracing::field::Empty,
-            span_id = tracing::field::Empty,
-        );
-        telemetry::continue_from(&span, job.traceparent.as_deref());
-        running.push(run_job(shared, input, claimed.previous_status).instrument(span));
+        running.push(run_job(shared, input, claimed.previous_status).instrument(job_span(job)));
     }
     while let Some(first) = running.next().await {
         let mut finished = vec![first];

@@ -12,7 +12,7 @@ use diesel_async::RunQueryDsl;
 use reqwest::Method;
 use serde_json::json;
 
-use super::fixtures::{create_workflow, in_app_step, messages_of};
+use super::fixtures::{create_workflow, email_step, in_app_step, messages_of};
 use crate::support::{fresh_schema_url, AnswerCut, DedicatedCluster, TestServer};
 
 const TRIGGERS: usize = 150;
@@ -57,23 +57,28 @@ async fn postgres_restarts_under_load_lose_nothing_double_nothing_and_recover_wi
 }
 
 /// A worker's claim that commits but whose answer is lost (the connection cut in between) leaves its
-/// jobs running under the batch's lease with nobody running them: the worker gives them back at once,
-/// as it does for any failed batch, instead of leaving them to the 30 s lease.
+/// leased jobs running under the batch's lease with nobody running them: the worker gives them back at
+/// once, as it does for any failed batch, instead of leaving them to the 30 s lease. The email step is
+/// leased (its provider call runs after the claim commits); the in-app step after it runs in its
+/// claiming transaction.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_jobs_of_a_claim_whose_answer_was_lost_run_without_waiting_for_the_lease() {
     let database_url = fresh_schema_url().await;
     let cut = AnswerCut::start(&database_url).await;
     let server = TestServer::start_on(cut.url_through(&database_url)).await;
-    create_workflow(&server, "inbox", json!([in_app_step()])).await;
-    // The claim statement, and an answer that returns this trigger's job.
-    cut.arm("due.previous_status", "lost-claim");
+    create_workflow(&server, "inbox", json!([email_step(), in_app_step()])).await;
+    // The claim statement, and an answer that returns this trigger's job: its transaction's commit
+    // is then lost.
+    cut.arm("AS previous_status", "lost-claim");
 
     let body = json!({"name": "inbox", "to": "ada", "transactionId": "lost-claim"});
     let (status, answer) = server.send_json(Method::POST, "/v1/events/trigger", &body).await;
     assert_eq!(status, 201, "{answer}");
     wait_until_settled_within(&server, Duration::from_secs(10)).await;
-    assert_eq!(cut.cuts(), 1, "the claim of the trigger's job lost its answer");
-    assert_eq!(messages_of(&server, "lost-claim").await.len(), 1);
+    assert_eq!(cut.cuts(), 1, "the claim of the trigger's email job lost its answer");
+    let in_app: Vec<_> =
+        messages_of(&server, "lost-claim").await.into_iter().filter(|message| message["channel"] == "in_app").collect();
+    assert_eq!(in_app.len(), 1);
 }
 
 /// Fires `TRIGGERS` triggers, 8 ms apart, while `faults` runs. Each is answered 201, or 503 with

@@ -1,8 +1,10 @@
 //! A TCP relay in front of PostgreSQL that loses one answer. Once armed, the first statement whose text
-//! holds `marker` and whose answer holds `needle` runs and commits on the server, but its answer never
-//! reaches the client: the client's connection is closed instead, as when a network or a server fault
-//! ends a connection between a commit and its answer. The client cannot tell whether it committed.
+//! holds `marker` and whose answer holds `needle` runs and commits on the server, but the answer that
+//! ends its transaction (its own, or its transaction's `COMMIT`'s) never reaches the client: the
+//! client's connection is closed instead, as when a network or a server fault ends a connection
+//! between a commit and its answer. The client cannot tell whether it committed.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -31,17 +33,20 @@ impl Shared {
         self.armed.lock().unwrap().as_ref().is_some_and(|(marker, _)| contains(statement, marker))
     }
 
-    /// Disarms and counts the cut when `answer` is the one to lose: it holds the needle and ends with
-    /// a commit.
-    fn cuts(&self, answer: &[u8]) -> bool {
+    /// What to do with the complete `answer` of a held statement, on a connection whose transaction
+    /// is `doomed` (an earlier answer of it held the needle).
+    fn verdict(&self, answer: &[u8], doomed: bool) -> Verdict {
         let mut armed = self.armed.lock().unwrap();
-        let to_lose = armed.as_ref().is_some_and(|(_, needle)| contains(answer, needle));
-        if to_lose && transaction_status(answer) == Some(b'I') {
-            *armed = None;
-            self.cuts.fetch_add(1, Ordering::SeqCst);
-            return true;
+        let holds_needle = armed.as_ref().is_some_and(|(_, needle)| contains(answer, needle));
+        match (doomed || holds_needle, transaction_status(answer)) {
+            (true, Some(b'I')) => {
+                *armed = None;
+                self.cuts.fetch_add(1, Ordering::SeqCst);
+                Verdict::Cut
+            }
+            (true, _) => Verdict::Doom,
+            (false, _) => Verdict::Pass,
         }
-        false
     }
 }
 
@@ -81,23 +86,45 @@ impl AnswerCut {
     }
 }
 
+/// What happens to a held answer.
+enum Verdict {
+    Pass,
+    /// Pass it, and lose the answer that ends its transaction.
+    Doom,
+    /// Lose it: close both connections.
+    Cut,
+}
+
 async fn relay(client: TcpStream, server: TcpStream, shared: Arc<Shared>) {
     let (mut client_reads, mut client_writes) = client.into_split();
     let (mut server_reads, mut server_writes) = server.into_split();
     let (mut from_client, mut from_server) = (vec![0; 64 * 1024], vec![0; 64 * 1024]);
-    // Whether the statement the client runs is a marked one: its text comes once, in the Parse message
-    // that prepares it, and its executions follow (Bind, Execute) until another statement is parsed.
-    // Statements that run on the connection meanwhile without a Parse (a cached one, a `BEGIN`) are
-    // held as well, until their own ReadyForQuery, and then passed on.
+    // The statements the client prepared on this connection, by name, with their text: it comes once,
+    // in the Parse message that prepares a statement, and each execution (Bind) names the statement.
+    let mut statements: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
+    // Whether the statement the client runs is a marked one.
     let mut marked = false;
     // The answer to the marked statement, held back until it is complete.
     let mut held = Vec::new();
+    // The marked statement's answer held the needle inside a transaction: the answer that ends it is lost.
+    let mut doomed = false;
     loop {
         tokio::select! {
             read = client_reads.read(&mut from_client) => {
                 let Ok(n @ 1..) = read else { return };
-                if from_client[0] == b'P' {
-                    marked = shared.marks(&from_client[..n]);
+                for (kind, body) in messages(&from_client[..n]) {
+                    match kind {
+                        b'P' => {
+                            let (name, rest) = c_string(body);
+                            statements.insert(name.to_vec(), c_string(rest).0.to_vec());
+                        }
+                        b'B' => {
+                            let statement = c_string(c_string(body).1).0;
+                            marked = statements.get(statement).is_some_and(|text| shared.marks(text));
+                        }
+                        b'Q' => marked = shared.marks(body),
+                        _ => {}
+                    }
                 }
                 if server_writes.write_all(&from_client[..n]).await.is_err() {
                     return;
@@ -106,14 +133,16 @@ async fn relay(client: TcpStream, server: TcpStream, shared: Arc<Shared>) {
             read = server_reads.read(&mut from_server) => {
                 let Ok(n @ 1..) = read else { return };
                 // Once holding, go on until the answer is whole, even if the client moved on (pipelined).
-                let answer = if marked || !held.is_empty() {
+                let answer = if marked || doomed || !held.is_empty() {
                     held.extend_from_slice(&from_server[..n]);
                     if transaction_status(&held).is_none() {
                         continue;
                     }
-                    if shared.cuts(&held) {
+                    match shared.verdict(&held, doomed) {
                         // Both connections close: the server has committed, the client hears nothing.
-                        return;
+                        Verdict::Cut => return,
+                        Verdict::Doom => doomed = true,
+                        Verdict::Pass => {}
                     }
                     std::mem::take(&mut held)
                 } else {
@@ -131,6 +160,24 @@ async fn relay(client: TcpStream, server: TcpStream, shared: Arc<Shared>) {
 fn transaction_status(answer: &[u8]) -> Option<u8> {
     let start = answer.windows(READY_FOR_QUERY.len()).position(|window| window == READY_FOR_QUERY)?;
     answer.get(start + READY_FOR_QUERY.len()).copied()
+}
+
+/// The messages of a client's write (type, body), as far as they are whole. The start-up message
+/// has no type byte; its length reads as too long and ends the list.
+fn messages(bytes: &[u8]) -> impl Iterator<Item = (u8, &[u8])> {
+    let mut rest = bytes;
+    std::iter::from_fn(move || {
+        let length = u32::from_be_bytes(rest.get(1..5)?.try_into().ok()?) as usize;
+        let (kind, body) = (rest[0], rest.get(5..1 + length)?);
+        rest = &rest[1 + length..];
+        Some((kind, body))
+    })
+}
+
+/// A NUL-terminated string at the start of `bytes`, and what follows it.
+fn c_string(bytes: &[u8]) -> (&[u8], &[u8]) {
+    let end = bytes.iter().position(|byte| *byte == 0).unwrap_or(bytes.len());
+    (&bytes[..end], bytes.get(end + 1..).unwrap_or_default())
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
