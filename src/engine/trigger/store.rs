@@ -3,6 +3,7 @@
 //! fan-outs (notifications and jobs: `notifications`, `jobs::insert_jobs`).
 
 use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -104,7 +105,7 @@ pub async fn upsert_subscribers(
         if missing.is_empty() {
             break;
         }
-        let rows: Vec<UpsertedRow> = diesel::sql_query(UPSERT_SUBSCRIBERS)
+        let rows: Vec<UpsertedRow> = diesel::sql_query(UPSERT_SUBSCRIBERS.as_str())
             .bind::<Jsonb, _>(Value::Array(missing))
             .bind::<Timestamptz, _>(now)
             .load(conn)
@@ -117,67 +118,63 @@ pub async fn upsert_subscribers(
     Ok(ids)
 }
 
+/// The fields of a subscriber a trigger may send: a sent one (not null) replaces the stored one.
+const SENT_FIELDS: [&str; 8] = ["email", "first_name", "last_name", "phone", "avatar", "locale", "timezone", "data"];
+
+/// Whether the fields `sent` (a row alias) change the subscriber `stored`, as an SQL condition.
+fn changes(sent: &str, stored: &str) -> String {
+    let changed = SENT_FIELDS
+        .map(|field| format!("({sent}.{field} IS NOT NULL AND {sent}.{field} IS DISTINCT FROM {stored}.{field})"));
+    changed.join(" OR ")
+}
+
 // Only the subscribers that are new or that a sent field changes are written, in (environment,
 // subscriberId) order: one lock order for every batch, so concurrent batches to overlapping recipients
 // cannot deadlock. The others are read, not locked: `INSERT … ON CONFLICT DO UPDATE … WHERE` locks the
 // existing row even when its WHERE then writes nothing, and every trigger to a known subscriber waited
-// for the commit of any other batch naming it, and wrote the lock to the WAL.
-const UPSERT_SUBSCRIBERS: &str = "
-WITH input AS (
-    SELECT * FROM jsonb_to_recordset($1) AS x(
-        id uuid, environment_id uuid, organization_id uuid, subscriber_id text, email text, first_name text,
-        last_name text, phone text, avatar text, locale text, timezone text, data jsonb)
-),
-existing AS (
-    SELECT s.* FROM subscribers s JOIN input i ON s.environment_id = i.environment_id AND s.subscriber_id = i.subscriber_id
-    WHERE NOT s.deleted
-),
-writes AS (
-    SELECT i.* FROM input i
-    LEFT JOIN existing s ON s.environment_id = i.environment_id AND s.subscriber_id = i.subscriber_id
-    WHERE s.id IS NULL
-       OR (i.email IS NOT NULL AND i.email IS DISTINCT FROM s.email)
-       OR (i.first_name IS NOT NULL AND i.first_name IS DISTINCT FROM s.first_name)
-       OR (i.last_name IS NOT NULL AND i.last_name IS DISTINCT FROM s.last_name)
-       OR (i.phone IS NOT NULL AND i.phone IS DISTINCT FROM s.phone)
-       OR (i.avatar IS NOT NULL AND i.avatar IS DISTINCT FROM s.avatar)
-       OR (i.locale IS NOT NULL AND i.locale IS DISTINCT FROM s.locale)
-       OR (i.timezone IS NOT NULL AND i.timezone IS DISTINCT FROM s.timezone)
-       OR (NULLIF(i.data, 'null'::jsonb) IS NOT NULL AND NULLIF(i.data, 'null'::jsonb) IS DISTINCT FROM s.data)
-),
-upserted AS (
-    INSERT INTO subscribers AS s (id, environment_id, organization_id, subscriber_id, email, first_name, last_name,
-                                  phone, avatar, locale, timezone, data, created_at, updated_at)
-    SELECT id, environment_id, organization_id, subscriber_id, email, first_name, last_name, phone, avatar, locale,
-           timezone, NULLIF(data, 'null'::jsonb), $2, $2
-    FROM writes ORDER BY environment_id, subscriber_id
-    ON CONFLICT (environment_id, subscriber_id) WHERE NOT deleted DO UPDATE SET
-        email = COALESCE(EXCLUDED.email, s.email),
-        first_name = COALESCE(EXCLUDED.first_name, s.first_name),
-        last_name = COALESCE(EXCLUDED.last_name, s.last_name),
-        phone = COALESCE(EXCLUDED.phone, s.phone),
-        avatar = COALESCE(EXCLUDED.avatar, s.avatar),
-        locale = COALESCE(EXCLUDED.locale, s.locale),
-        timezone = COALESCE(EXCLUDED.timezone, s.timezone),
-        data = COALESCE(EXCLUDED.data, s.data),
-        version = s.version + 1,
-        updated_at = EXCLUDED.updated_at
-    -- Checked again on the locked row: a concurrent batch may have written the same values meanwhile.
-    WHERE (EXCLUDED.email IS NOT NULL AND EXCLUDED.email IS DISTINCT FROM s.email)
-       OR (EXCLUDED.first_name IS NOT NULL AND EXCLUDED.first_name IS DISTINCT FROM s.first_name)
-       OR (EXCLUDED.last_name IS NOT NULL AND EXCLUDED.last_name IS DISTINCT FROM s.last_name)
-       OR (EXCLUDED.phone IS NOT NULL AND EXCLUDED.phone IS DISTINCT FROM s.phone)
-       OR (EXCLUDED.avatar IS NOT NULL AND EXCLUDED.avatar IS DISTINCT FROM s.avatar)
-       OR (EXCLUDED.locale IS NOT NULL AND EXCLUDED.locale IS DISTINCT FROM s.locale)
-       OR (EXCLUDED.timezone IS NOT NULL AND EXCLUDED.timezone IS DISTINCT FROM s.timezone)
-       OR (EXCLUDED.data IS NOT NULL AND EXCLUDED.data IS DISTINCT FROM s.data)
-    RETURNING s.id, s.environment_id, s.subscriber_id
-)
-SELECT id, environment_id, subscriber_id AS key FROM upserted
-UNION ALL
-SELECT s.id, s.environment_id, s.subscriber_id
-FROM existing s
-WHERE NOT EXISTS (SELECT 1 FROM upserted u WHERE u.environment_id = s.environment_id AND u.subscriber_id = s.subscriber_id)";
+// for the commit of any other batch naming it, and wrote the lock to the WAL. The change is checked
+// again on the locked row: a concurrent batch may have written the same values meanwhile.
+static UPSERT_SUBSCRIBERS: LazyLock<String> = LazyLock::new(|| {
+    let keep_unsent = SENT_FIELDS.map(|field| format!("{field} = COALESCE(EXCLUDED.{field}, s.{field})")).join(", ");
+    format!(
+        "WITH input AS (
+             SELECT id, environment_id, organization_id, subscriber_id, email, first_name, last_name, phone, avatar,
+                    locale, timezone, NULLIF(data, 'null'::jsonb) AS data
+             FROM jsonb_to_recordset($1) AS x(
+                 id uuid, environment_id uuid, organization_id uuid, subscriber_id text, email text, first_name text,
+                 last_name text, phone text, avatar text, locale text, timezone text, data jsonb)
+         ),
+         existing AS (
+             SELECT s.* FROM subscribers s
+             JOIN input i ON s.environment_id = i.environment_id AND s.subscriber_id = i.subscriber_id
+             WHERE NOT s.deleted
+         ),
+         writes AS (
+             SELECT i.* FROM input i
+             LEFT JOIN existing s ON s.environment_id = i.environment_id AND s.subscriber_id = i.subscriber_id
+             WHERE s.id IS NULL OR {input_changes}
+         ),
+         upserted AS (
+             INSERT INTO subscribers AS s (id, environment_id, organization_id, subscriber_id, email, first_name,
+                                           last_name, phone, avatar, locale, timezone, data, created_at, updated_at)
+             SELECT id, environment_id, organization_id, subscriber_id, email, first_name, last_name, phone, avatar,
+                    locale, timezone, data, $2, $2
+             FROM writes ORDER BY environment_id, subscriber_id
+             ON CONFLICT (environment_id, subscriber_id) WHERE NOT deleted DO UPDATE SET
+                 {keep_unsent}, version = s.version + 1, updated_at = EXCLUDED.updated_at
+             WHERE {row_changes}
+             RETURNING s.id, s.environment_id, s.subscriber_id
+         )
+         SELECT id, environment_id, subscriber_id AS key FROM upserted
+         UNION ALL
+         SELECT s.id, s.environment_id, s.subscriber_id
+         FROM existing s
+         WHERE NOT EXISTS (SELECT 1 FROM upserted u
+                           WHERE u.environment_id = s.environment_id AND u.subscriber_id = s.subscriber_id)",
+        input_changes = changes("i", "s"),
+        row_changes = changes("EXCLUDED", "s"),
+    )
+});
 
 /// The ids of the tenants named by (environment, identifier) that exist.
 pub async fn find_tenants(conn: &mut AsyncPgConnection, references: &[(Uuid, &str)]) -> AppResult<IdsByKey> {
