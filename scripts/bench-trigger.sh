@@ -6,7 +6,9 @@
 #   2. durable ingest: triggers of the seeded in-app `welcome` workflow over REST and gRPC, closed loop
 #      (without and with a fresh Idempotency-Key per trigger), and REST open loop at 2,000/s (latency
 #      from each trigger's scheduled time);
-#   3. delivery: the in-app messages of the REST run, from its first trigger to its last message;
+#   3. delivery: the in-app messages of the REST run, from its first trigger to its last message; and
+#      the same with 20 subscribers, whose inboxes grow to 1,000 messages each (an event's counts must
+#      not cost more as an inbox grows);
 #   4. a 1,000-recipient trigger, one at a time;
 #   5. Herald's resident memory after all of it.
 # Usage: scripts/bench-trigger.sh [scale]   (scale multiplies the request counts; default 1)
@@ -43,6 +45,8 @@ rest_report=$("$target/release/loadgen" --url "$url" --json --protocol rest --co
 rest=$(jq -r '.triggers.accepted_per_s' <<<"$rest_report")
 delivery=$(jq -r '.delivery.messages_per_s // "n/a"' <<<"$rest_report")
 missing=$(jq -r '.delivery.missing_messages + .delivery.extra_messages' <<<"$rest_report")
+large_inboxes=$(figure .delivery.messages_per_s --protocol rest --concurrency 128 --triggers "$triggers" \
+  --subscribers 20 --wait-timeout-secs 600)
 # The same closed-loop runs with a fresh Idempotency-Key on every trigger (as the official SDKs send).
 # They wait for their messages, so that each run starts with no delivery backlog, like the REST run.
 rest_keyed=$(figure .triggers.accepted_per_s --protocol rest --concurrency 128 --triggers "$triggers" \
@@ -69,6 +73,7 @@ row "Triggers over REST with Idempotency-Key, /s" "$rest_keyed" "$(ratio "$rest_
 row "Triggers over gRPC with idempotency-key, /s" "$grpc_keyed" "$(ratio "$grpc_keyed" "$unauthenticated")"
 row "In-app messages delivered (REST run), /s" "$delivery" "$(ratio "$delivery" "$unauthenticated")"
 row "Messages missing or doubled (REST run)" "$missing" ""
+row "In-app delivered to 20 subscribers' growing inboxes, /s" "$large_inboxes" "$(ratio "$large_inboxes" "$unauthenticated")"
 row "p99 trigger latency at 2,000/s open loop, ms" "$open_p99" ""
 row "1,000-recipient trigger, p50 latency, ms" "$wide_p50" ""
 row "Herald RSS after the run, MB" "$rss_mb" ""

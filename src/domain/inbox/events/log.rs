@@ -5,7 +5,8 @@
 //! concerned, in a fixed order so two transactions never wait on each other's rows, and queues a
 //! `NOTIFY` per subscriber when asked to ([`Announce`]). The second one runs after the locks are
 //! held: under READ COMMITTED it sees every change committed by the transactions that held them
-//! before, so the counts it writes are exact at commit. Every writer of a subscriber's in-app
+//! before, so the counts it copies from the rows (kept there by triggers on `messages`) are exact at
+//! commit. Every writer of a subscriber's in-app
 //! messages goes through here, so the sequence is gap-free and in commit order.
 
 use diesel::sql_types::{Array, BigInt, Nullable, Text, Uuid as SqlUuid};
@@ -70,15 +71,6 @@ pub struct InboxBump {
 /// deployments may share one with a schema each). Channel names are identifiers: 63 bytes at most.
 pub(super) const CHANNEL_SQL: &str = "left('herald_inbox_' || current_schema(), 63)";
 
-/// The unread and unseen counts (not archived, snoozed or deleted: what the inbox shows) of the subscriber `t.environment_id`,
-/// `t.subscriber_id`, as the lateral subquery `c`; `$1` is the inbox channel.
-pub(super) const COUNTS_SQL: &str = "
-    LATERAL (SELECT count(*) FILTER (WHERE NOT x.read) AS unread, count(*) FILTER (WHERE NOT x.seen) AS unseen
-             FROM messages x
-             WHERE x.environment_id = t.environment_id AND x.subscriber_id = t.subscriber_id
-               AND x.channel = $1 AND x.archived_at IS NULL AND x.snoozed_until IS NULL
-               AND x.deleted_at IS NULL) c";
-
 /// Writes the inbox events of those of `message_ids` that are in-app messages (others are ignored),
 /// as `change`, and returns each subscriber's sequence after them. Call inside the transaction that
 /// changed them, after the change.
@@ -113,28 +105,22 @@ pub async fn record_inbox_events(
     .bind::<Array<SqlUuid>, _>(message_ids)
     .load(conn)
     .await?;
-    // Each subscriber's events take the numbers its bump reserved, in message id order. The counts are
-    // read once per subscriber (MATERIALIZED): inlined, the planner joined them per message, and a
-    // mark of 100 messages of one subscriber counted its inbox 100 times (785 ms instead of 7 ms in
-    // the soak, where marks then queued on their row locks until they held the whole pool).
-    diesel::sql_query(format!(
+    // Each subscriber's events take the numbers its bump reserved, in message id order, and the counts
+    // its row holds: kept there by the triggers on `messages` (migration `inbox_counters`), and locked
+    // by this transaction since the bump, so they are those at its commit.
+    diesel::sql_query(
         "WITH changed AS (
              SELECT environment_id, subscriber_id, id FROM messages WHERE id = ANY($2) AND channel = $1
-         ), subscribers AS MATERIALIZED (
-             SELECT t.environment_id, t.subscriber_id, s.last_seq, c.unread, c.unseen
-             FROM (SELECT DISTINCT environment_id, subscriber_id FROM changed) t
-             JOIN inbox_sequences s ON s.environment_id = t.environment_id AND s.subscriber_id = t.subscriber_id
-             CROSS JOIN {COUNTS_SQL}
          )
          INSERT INTO inbox_events (environment_id, subscriber_id, seq, kind, change, message_id, unread_count,
                                    unseen_count, created_at)
          SELECT m.environment_id, m.subscriber_id,
                 s.last_seq - count(*) OVER w + row_number() OVER (w ORDER BY m.id),
-                $3, $4, m.id, s.unread, s.unseen, clock_timestamp()
+                $3, $4, m.id, s.unread_count, s.unseen_count, clock_timestamp()
          FROM changed m
-         JOIN subscribers s ON s.environment_id = m.environment_id AND s.subscriber_id = m.subscriber_id
-         WINDOW w AS (PARTITION BY m.environment_id, m.subscriber_id)"
-    ))
+         JOIN inbox_sequences s ON s.environment_id = m.environment_id AND s.subscriber_id = m.subscriber_id
+         WINDOW w AS (PARTITION BY m.environment_id, m.subscriber_id)",
+    )
     .bind::<Text, _>(INBOX_CHANNEL)
     .bind::<Array<SqlUuid>, _>(message_ids)
     .bind::<Text, _>(change.kind())

@@ -13,13 +13,12 @@ use uuid::Uuid;
 
 use super::super::{InboxSubscriber, INBOX_CHANNEL};
 use super::feed::{Following, InboxFeed};
-use super::log::COUNTS_SQL;
 use crate::db::schema::{messages, subscribers, workflows};
 use crate::db::DbPool;
 use crate::domain::messages::{Message, StoredMessage};
 use crate::domain::subscribers::Subscriber;
 use crate::domain::workflows::{StoredWorkflow, WorkflowRow};
-use crate::error::{AppError, AppResult};
+use crate::error::AppResult;
 
 /// Events read from the log at once.
 const PAGE: i64 = 100;
@@ -174,21 +173,20 @@ impl From<PositionRow> for InboxPosition {
     }
 }
 
-/// The query of a [`PositionRow`] (and `extra_columns`) of the subscriber `$2`, `$3`; `$1` is the inbox
-/// channel. One statement: the number and the counts come from one snapshot.
+/// The query of a [`PositionRow`] (and `extra_columns`) of the subscriber `$1`, `$2`. One row: the number
+/// and the counts come from one snapshot (a subscriber without a row has had no in-app message).
 fn position_query(extra_columns: &str) -> String {
     format!(
-        "SELECT coalesce(s.last_seq, 0) AS last_seq, c.unread, c.unseen{extra_columns}
-         FROM (SELECT $2::uuid AS environment_id, $3::uuid AS subscriber_id) t
-         LEFT JOIN inbox_sequences s ON s.environment_id = t.environment_id AND s.subscriber_id = t.subscriber_id
-         CROSS JOIN {COUNTS_SQL}"
+        "SELECT coalesce(s.last_seq, 0) AS last_seq, coalesce(s.unread_count, 0) AS unread,
+                coalesce(s.unseen_count, 0) AS unseen{extra_columns}
+         FROM (SELECT $1::uuid AS environment_id, $2::uuid AS subscriber_id) t
+         LEFT JOIN inbox_sequences s ON s.environment_id = t.environment_id AND s.subscriber_id = t.subscriber_id"
     )
 }
 
 /// Where the subscriber's inbox stands now: what every inbox change answers besides its own result.
 pub async fn inbox_position(conn: &mut AsyncPgConnection, subscriber: &InboxSubscriber) -> AppResult<InboxPosition> {
     let row: PositionRow = diesel::sql_query(position_query(""))
-        .bind::<Text, _>(INBOX_CHANNEL)
         .bind::<SqlUuid, _>(subscriber.tenant.environment_id)
         .bind::<SqlUuid, _>(subscriber.id)
         .get_result(conn)
@@ -214,24 +212,16 @@ async fn start(
 ) -> AppResult<(i64, Option<InboxEvent>)> {
     let mut conn = pool.get().await?;
     let resume = last_event_id.unwrap_or(-1);
-    // One snapshot for the latest number and the counts, so the counts are those right after it.
-    let start: Start = conn
-        .build_transaction()
-        .repeatable_read()
-        .read_only()
-        .run::<_, AppError, _>(async |conn| {
-            let query = position_query(
-                ", EXISTS (SELECT 1 FROM inbox_events e WHERE e.environment_id = t.environment_id
-                           AND e.subscriber_id = t.subscriber_id AND e.seq = $4 + 1) AS next_retained",
-            );
-            Ok(diesel::sql_query(query)
-                .bind::<Text, _>(INBOX_CHANNEL)
-                .bind::<SqlUuid, _>(subscriber.tenant.environment_id)
-                .bind::<SqlUuid, _>(subscriber.id)
-                .bind::<BigInt, _>(resume)
-                .get_result(conn)
-                .await?)
-        })
+    // One statement, so one snapshot: the counts are those right after the latest number.
+    let query = position_query(
+        ", EXISTS (SELECT 1 FROM inbox_events e WHERE e.environment_id = t.environment_id
+                   AND e.subscriber_id = t.subscriber_id AND e.seq = $3 + 1) AS next_retained",
+    );
+    let start: Start = diesel::sql_query(query)
+        .bind::<SqlUuid, _>(subscriber.tenant.environment_id)
+        .bind::<SqlUuid, _>(subscriber.id)
+        .bind::<BigInt, _>(resume)
+        .get_result(&mut conn)
         .await?;
     let position = InboxPosition::from(start.position);
     let last = position.last_event_id;
