@@ -38,6 +38,9 @@ pub struct Health {
     migrations: Vec<String>,
     /// Whether the worker loops still run; `None` in a process without workers.
     workers: Option<WorkersAlive>,
+    /// Held from a check until its report: a check that read the database before a change must not
+    /// report after the check that read it after (the periodic refresh and `/readyz` run concurrently).
+    checking: tokio::sync::Mutex<()>,
 }
 
 /// Set while the worker task runs; cleared when it ends, however it ends (a panic included).
@@ -94,11 +97,12 @@ impl Health {
         let migrations = MigrationSource::<diesel::pg::Pg>::migrations(&MIGRATIONS)
             .map(|migrations| migrations.iter().map(|migration| migration.name().version().to_string()).collect())
             .unwrap_or_default();
-        Self { pool, reporter, draining: AtomicBool::new(false), migrations, workers }
+        Self { pool, reporter, draining: AtomicBool::new(false), migrations, workers, checking: Default::default() }
     }
 
     /// Checks every condition now, and reports the outcome to the gRPC health service too.
     pub async fn readiness(&self) -> Readiness {
+        let _checking = self.checking.lock().await;
         let (database, migrations) = match self.applied_migrations().await {
             Some(applied) if applied == self.migrations.len() as i64 => ("ok", "ok"),
             Some(_) => ("ok", "pending"),
@@ -123,6 +127,7 @@ impl Health {
 
     /// Stops reporting ready, for good: the process is stopping.
     pub async fn start_draining(&self) {
+        let _checking = self.checking.lock().await;
         self.draining.store(true, Ordering::SeqCst);
         self.report(false).await;
     }

@@ -1,6 +1,6 @@
 //! The writes of a batch of triggers, each one statement whatever the number of triggers and
 //! recipients: the transaction id claims, tenant lookups and upserts, subscriber upserts and topic
-//! fan-outs (notifications and jobs: `notifications`, `jobs::insert_jobs`).
+//! fan-outs (their notifications and jobs are built by `expand`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
