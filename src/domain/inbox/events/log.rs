@@ -6,8 +6,8 @@
 //! `NOTIFY` per subscriber when asked to ([`Announce`]). The second one runs after the locks are
 //! held: under READ COMMITTED it sees every change committed by the transactions that held them
 //! before, so the counts it copies from the rows (kept there by triggers on `messages`) are exact at
-//! commit. Every writer of a subscriber's in-app
-//! messages goes through here, so the sequence is gap-free and in commit order.
+//! commit. Every writer of a subscriber's in-app messages goes through here, so the sequence is
+//! gap-free and in commit order.
 
 use diesel::sql_types::{Array, BigInt, Nullable, Text, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
