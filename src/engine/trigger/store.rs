@@ -6,7 +6,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
+use diesel::pg::Pg;
 use diesel::prelude::*;
+use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::sql_types::{Array, Jsonb, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use serde_json::{json, Value};
@@ -15,6 +17,7 @@ use uuid::Uuid;
 use super::fanout::EventTemplate;
 use super::request::SubscriberInput;
 use crate::db::schema::{topic_fanouts, trigger_transactions, workflows};
+use crate::db::unnest::static_query_id;
 use crate::domain::tenancy::Tenant;
 use crate::error::{AppError, AppResult};
 
@@ -105,11 +108,8 @@ pub async fn upsert_subscribers(
         if missing.is_empty() {
             break;
         }
-        let rows: Vec<UpsertedRow> = diesel::sql_query(UPSERT_SUBSCRIBERS.as_str())
-            .bind::<Jsonb, _>(Value::Array(missing))
-            .bind::<Timestamptz, _>(now)
-            .load(conn)
-            .await?;
+        let records = Value::Array(missing);
+        let rows: Vec<UpsertedRow> = SubscriberUpsert { records: &records, now }.load(conn).await?;
         ids.extend(rows.into_iter().map(|row| ((row.environment_id, row.key), row.id)));
     }
     if ids.len() < inputs.len() {
@@ -134,9 +134,12 @@ fn changes(sent: &str, stored: &str) -> String {
 // existing row even when its WHERE then writes nothing, and every trigger to a known subscriber waited
 // for the commit of any other batch naming it, and wrote the lock to the WAL. The change is checked
 // again on the locked row: a concurrent batch may have written the same values meanwhile.
-static UPSERT_SUBSCRIBERS: LazyLock<String> = LazyLock::new(|| {
+//
+// The text is cut where its two parameters stand, the records (`$1`) and the time (`$2`), which
+// `SubscriberUpsert` binds there.
+static UPSERT_SUBSCRIBERS: LazyLock<[String; 3]> = LazyLock::new(|| {
     let keep_unsent = SENT_FIELDS.map(|field| format!("{field} = COALESCE(EXCLUDED.{field}, s.{field})")).join(", ");
-    format!(
+    let sql = format!(
         "WITH input AS (
              SELECT id, environment_id, organization_id, subscriber_id, email, first_name, last_name, phone, avatar,
                     locale, timezone, NULLIF(data, 'null'::jsonb) AS data
@@ -158,8 +161,8 @@ static UPSERT_SUBSCRIBERS: LazyLock<String> = LazyLock::new(|| {
              INSERT INTO subscribers AS s (id, environment_id, organization_id, subscriber_id, email, first_name,
                                            last_name, phone, avatar, locale, timezone, data, created_at, updated_at)
              SELECT id, environment_id, organization_id, subscriber_id, email, first_name, last_name, phone, avatar,
-                    locale, timezone, data, $2, $2
-             FROM writes ORDER BY environment_id, subscriber_id
+                    locale, timezone, data, now, now
+             FROM writes CROSS JOIN (SELECT $2::timestamptz AS now) t ORDER BY environment_id, subscriber_id
              ON CONFLICT (environment_id, subscriber_id) WHERE NOT deleted DO UPDATE SET
                  {keep_unsent}, version = s.version + 1, updated_at = EXCLUDED.updated_at
              WHERE {row_changes}
@@ -173,8 +176,38 @@ static UPSERT_SUBSCRIBERS: LazyLock<String> = LazyLock::new(|| {
                            WHERE u.environment_id = s.environment_id AND u.subscriber_id = s.subscriber_id)",
         input_changes = changes("i", "s"),
         row_changes = changes("EXCLUDED", "s"),
-    )
+    );
+    let (head, rest) = sql.split_once("$1").expect("the upsert binds its records");
+    let (middle, tail) = rest.split_once("$2").expect("the upsert binds its time");
+    [head, middle, tail].map(str::to_owned)
 });
+
+/// The subscriber upsert as a prepared statement: its text is the same for every batch, so it is
+/// prepared once per connection and, inside the batch's generic-plan transaction, planned once. Sent
+/// as an unnamed statement it was planned on every batch: 0.4 ms, the largest planning cost of ingest
+/// (`pg_stat_statements`, 380 ms of planning for 20,000 triggers).
+struct SubscriberUpsert<'a> {
+    records: &'a Value,
+    now: DateTime<Utc>,
+}
+
+static_query_id!(SubscriberUpsert);
+
+impl diesel::query_builder::Query for SubscriberUpsert<'_> {
+    type SqlType = diesel::sql_types::Untyped;
+}
+
+impl QueryFragment<Pg> for SubscriberUpsert<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        let [head, middle, tail] = &*UPSERT_SUBSCRIBERS;
+        out.push_sql(head);
+        out.push_bind_param::<Jsonb, _>(self.records)?;
+        out.push_sql(middle);
+        out.push_bind_param::<Timestamptz, _>(&self.now)?;
+        out.push_sql(tail);
+        Ok(())
+    }
+}
 
 /// The ids of the tenants named by (environment, identifier) that exist.
 pub async fn find_tenants(conn: &mut AsyncPgConnection, references: &[(Uuid, &str)]) -> AppResult<IdsByKey> {
