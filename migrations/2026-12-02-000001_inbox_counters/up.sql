@@ -8,7 +8,7 @@
 -- writer added later) keeps them without knowing of them. A trigger sums its statement's changes per
 -- subscriber from the transition tables (one set-based upsert a statement, not a row) and adds them
 -- to the subscriber's row in subscriber order, the order the event log's bump locks them in, so two
--- writers never wait on each other's rows. The row stays locked until commit: an event written after
+-- writers locking several rows cannot deadlock on them. The row stays locked until commit: an event written after
 -- it (src/domain/inbox/events/log.rs) reads counts exact at its commit.
 ALTER TABLE inbox_sequences
     ADD COLUMN unread_count bigint NOT NULL DEFAULT 0,

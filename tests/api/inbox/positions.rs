@@ -92,7 +92,8 @@ async fn grpc_changes_answer_the_position_in_their_metadata() {
 }
 
 /// The counts each subscriber's row keeps (`inbox_sequences`) and a recount of what its inbox shows,
-/// per subscriber with either, in subscriber order: `(kept unread, kept unseen, unread, unseen)`.
+/// per subscriber with either, in subscriberId order (ada, bob): `(kept unread, kept unseen, unread,
+/// unseen)`.
 async fn kept_and_recounted(inbox: &Inbox) -> Vec<(i64, i64, i64, i64)> {
     use diesel::sql_types::BigInt;
     use diesel_async::RunQueryDsl;
@@ -118,8 +119,9 @@ async fn kept_and_recounted(inbox: &Inbox) -> Vec<(i64, i64, i64, i64)> {
          )
          SELECT coalesce(s.unread_count, 0) AS kept_unread, coalesce(s.unseen_count, 0) AS kept_unseen,
                 coalesce(c.unread, 0) AS unread, coalesce(c.unseen, 0) AS unseen
-         FROM inbox_sequences s FULL JOIN shown c USING (environment_id, subscriber_id)
-         ORDER BY subscriber_id",
+         FROM inbox_sequences s FULL JOIN shown c USING (environment_id, subscriber_id) AS k
+         JOIN subscribers x ON x.id = k.subscriber_id
+         ORDER BY x.subscriber_id",
     )
     .load(&mut conn)
     .await
