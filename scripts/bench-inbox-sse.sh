@@ -2,10 +2,12 @@
 # Benchmark of the inbox event stream (a measurement, not a test), on the release build and its private
 # cluster (issue 19's scale goals):
 #   1. the 401 baseline (GET /v1/environments/me without a key), for ratios measured in the same run;
-#   2. memory: Herald's RSS idle, then holding N keep-alive connections (default 10,000) that each
-#      answered a GET /healthz (what a connection costs), then with an idle SSE stream on each of them
-#      (over 100 subscribers), each having received its opening `counts` event (what a stream adds);
-#      keep-alives flow meanwhile;
+#   2. memory: Herald's RSS idle; then holding N idle SSE streams (default 10,000, over 100
+#      subscribers), each on a connection of its own and having received its opening `counts` event
+#      (the lean writer's path); then N/2 more keep-alive connections that each answered a GET /healthz
+#      (what a hyper connection costs); then a stream on each of those (what a stream adds to a hyper
+#      connection, as when a browser reuses one). Keep-alives flow meanwhile; RSS only grows, so the
+#      three increments add up (N + N/2 connections: a process here may hold 20,000 descriptors);
 #   3. trigger-to-event latency: one stream per `live-*` subscriber (500), triggers of the seeded in-app
 #      `welcome` workflow at R/s (default 500) for 10 s over 32 keep-alive connections, each measured
 #      from its request being written to its `received` event arriving on the subscriber's stream.
@@ -35,27 +37,31 @@ sql "INSERT INTO subscribers (id, environment_id, organization_id, subscriber_id
 rss_idle=$(rss_mb)
 fifo=$(mktemp -u)
 mkfifo "$fifo"
-python3 scripts/bench_inbox_sse.py idle --url "$url" --app "$app" --idle "$connections" <"$fifo" >"$fifo.out" &
+python3 scripts/bench_inbox_sse.py idle --url "$url" --app "$app" --idle "$connections" --reused $((connections / 2)) <"$fifo" >"$fifo.out" &
 client=$!
 exec 3>"$fifo" # holds the client's stdin open: it keeps its streams until this closes
-client_said() { # waits for the client's Nth line of output
+client_said() { # waits for the client's Nth line of output and prints it
   until [ "$(wc -l <"$fifo.out")" -ge "$1" ]; do
     kill -0 "$client" 2>/dev/null || { echo "the idle client failed" >&2; exit 1; }
     sleep 0.5
   done
+  sed -n "${1}p" "$fifo.out"
 }
-client_said 1
-connected=$(sed -n 1p "$fifo.out" | jq -r .connected)
+lean_opened=$(client_said 1 | jq -r .opened)
+sleep 20 # keep-alives go out every 15 s
+rss_lean=$(rss_mb)
+echo >&3 # on to keep-alive connections served by hyper
+connected=$(client_said 2 | jq -r .connected)
 sleep 2
 rss_connected=$(rss_mb)
-echo >&3 # on to the streams, on the same connections
-client_said 2
-opened=$(sed -n 2p "$fifo.out" | jq -r .opened)
-sleep 20 # keep-alives go out every 15 s
-rss_held=$(rss_mb)
+echo >&3 # on to streams on those same connections
+reused_opened=$(client_said 3 | jq -r .opened)
+sleep 20
+rss_reused=$(rss_mb)
 exec 3>&-
 wait "$client" || true
 rm -f "$fifo" "$fifo.out"
+kb_each() { awk -v mb="$1" -v n="$2" 'BEGIN { if (n > 0) printf "%.1f", mb * 1024 / n; else print "n/a" }'; }
 
 latency=$(python3 scripts/bench_inbox_sse.py latency --url "$url" --app "$app" --subscribers 500 --rate "$rate")
 
@@ -63,9 +69,10 @@ cat <<REPORT
 | inbox SSE benchmark | value |
 |---|---|
 | unauthenticated 401 baseline | ${unauthenticated} req/s |
-| keep-alive connections open (each answered one GET /healthz) | ${connected} of ${connections} |
-| idle streams opened on them (each got its counts event) | ${opened} of ${connections} |
-| Herald RSS idle → the connections → their streams (after 20 s of keep-alives) | ${rss_idle} MB → ${rss_connected} MB (+$((rss_connected - rss_idle)) MB) → ${rss_held} MB (+$((rss_held - rss_connected)) MB; +$((rss_held - rss_idle)) MB in all) |
+| idle streams, each on its own connection (lean writer), each got its counts event | ${lean_opened} of ${connections} |
+| Herald RSS idle → holding them (after 20 s of keep-alives) | ${rss_idle} MB → ${rss_lean} MB (**+$((rss_lean - rss_idle)) MB**, $(kb_each $((rss_lean - rss_idle)) "$lean_opened") KB a stream) |
+| then keep-alive connections served by hyper (each answered one GET /healthz) | ${connected}: +$((rss_connected - rss_lean)) MB ($(kb_each $((rss_connected - rss_lean)) "$connected") KB a connection) |
+| then a stream on each of those (a reused connection) | ${reused_opened} opened: +$((rss_reused - rss_connected)) MB ($(kb_each $((rss_reused - rss_connected)) "$reused_opened") KB a stream) |
 | trigger → received event at ${rate}/s | $(echo "$latency" | jq -r '"p50 \(.p50_ms) ms, p99 \(.p99_ms) ms, max \(.max_ms) ms (\(.events) of \(.triggers) events, \(.refused) refused)"') |
 | trigger rate ÷ 401 rate | $(ratio "$rate" "$unauthenticated") |
 REPORT

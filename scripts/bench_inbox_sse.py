@@ -2,11 +2,15 @@
 
 Standard library only: raw HTTP/1.1 over asyncio streams, so 10,000 connections cost the client little.
 
-  idle      opens --idle keep-alive connections, each answered one `GET /healthz`, prints how many
-            and waits for a line on stdin (the shell measures Herald's memory: what a connection costs);
-            then opens a Server-Sent Event stream on each, spread over the `idle-*` subscribers, waits
-            until each has received its opening `counts` event, prints how many opened, and holds them
-            until stdin closes (the shell measures again: what a stream adds to its connection).
+  idle      three steps, each printing one line and then waiting for a line on stdin while the shell
+            measures Herald's memory (RSS only grows, so the steps' costs add up):
+            1. opens --idle Server-Sent Event streams, each on a connection of its own (as an
+               `EventSource` on its own connection does: Herald's lean writer serves them), spread over
+               the `idle-*` subscribers, each having received its opening `counts` event;
+            2. opens --reused keep-alive connections, each answered one `GET /healthz` (hyper
+               serves them: what a hyper connection costs);
+            3. opens a stream on each of those (a browser reusing a keep-alive connection: what a stream
+               adds to a hyper connection), and holds everything until stdin closes.
   latency   opens one stream per `live-*` subscriber, sends --rate triggers/s for --seconds to them in
             turn over --connections keep-alive connections, and reports the trigger-to-event latency:
             from the trigger's request being written to its `received` event arriving.
@@ -113,6 +117,18 @@ async def idle(args):
     semaphore = asyncio.Semaphore(200)
     stdin = asyncio.get_running_loop().run_in_executor
 
+    async def stream(n, connection=None):
+        """Opens a stream (on `connection`, else on a new one); true once its `counts` event came."""
+        async with semaphore:
+            reader, writer = await open_stream(args, tokens[n % len(tokens)], connection)
+            held.append(writer)
+            return await first_event(reader) == "counts"
+
+    async def streams(connections):
+        started = time.monotonic()
+        opened = await asyncio.gather(*(stream(n, c) for n, c in enumerate(connections)))
+        return {"opened": sum(opened), "seconds": round(time.monotonic() - started, 1)}
+
     async def connect():
         async with semaphore:
             reader, writer = await asyncio.open_connection(args.host, args.port, limit=1 << 20)
@@ -121,22 +137,13 @@ async def idle(args):
             status, _, _ = await read_response(reader)
             return (reader, writer) if status == 200 else None
 
-    connections = [c for c in await asyncio.gather(*(connect() for _ in range(args.idle))) if c]
+    held = []  # every stream's writer, so that no connection is collected and closed
+    print(json.dumps(await streams([None] * args.idle)), flush=True)
+    await stdin(None, sys.stdin.readline)
+    connections = [c for c in await asyncio.gather(*(connect() for _ in range(args.reused))) if c]
     print(json.dumps({"connected": len(connections)}), flush=True)
     await stdin(None, sys.stdin.readline)
-
-    opened = 0
-
-    async def one(n, connection):
-        nonlocal opened
-        async with semaphore:
-            reader, _ = await open_stream(args, tokens[n % len(tokens)], connection)
-            if await first_event(reader) == "counts":
-                opened += 1
-
-    started = time.monotonic()
-    await asyncio.gather(*(one(n, connection) for n, connection in enumerate(connections)))
-    print(json.dumps({"opened": opened, "seconds": round(time.monotonic() - started, 1)}), flush=True)
+    print(json.dumps(await streams(connections)), flush=True)
     await stdin(None, sys.stdin.read)
 
 
@@ -206,6 +213,7 @@ def main():
     parser.add_argument("--app", required=True, help="the environment's application identifier")
     parser.add_argument("--subscribers", type=int, default=100)
     parser.add_argument("--idle", type=int, default=10000)
+    parser.add_argument("--reused", type=int, default=5000)
     parser.add_argument("--rate", type=float, default=500)
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--connections", type=int, default=32)

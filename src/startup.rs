@@ -140,7 +140,9 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
             // A make-service shares one router across connections. Served as a plain `Router`, axum
             // clones the whole route table for every connection (`Router::with_state` on a shared
             // router): measured with heaptrack, 162 MB of a 232 MB heap at 512 keep-alive connections.
-            let service = server::router(state, extra_rest_routes, health.clone(), grpc_health).into_make_service();
+            let router = server::router(state, extra_rest_routes, health.clone(), grpc_health);
+            let listener = server::ApiListener::new(listener, router.clone());
+            let service = router.into_make_service();
             tokio::spawn(health.clone().refresh_periodically(stopped.clone()));
             let shutdown = async move {
                 let _ = stopped.wait_for(|stop| *stop).await;

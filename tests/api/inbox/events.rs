@@ -95,7 +95,7 @@ async fn request(
 
 /// Triggers the inbox's workflow (one in-app step, body `Order <order> for <first name>`) for
 /// `subscriber_id`; the workers run it.
-async fn ship(inbox: &Inbox, subscriber_id: &str, order: &str) {
+pub(super) async fn ship(inbox: &Inbox, subscriber_id: &str, order: &str) {
     let body =
         json!({"name": inbox.flow["workflowId"], "to": {"subscriberId": subscriber_id}, "payload": {"orderId": order}});
     trigger_processed(&inbox.server, body).await;

@@ -11,6 +11,7 @@ mod positions;
 mod preferences;
 mod session;
 mod snooze;
+mod stream_connections;
 mod web;
 
 use chrono::{DateTime, Duration, Utc};

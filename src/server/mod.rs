@@ -1,5 +1,10 @@
 //! One router on one port: REST (HTTP/1.1 and h2) and gRPC (h2c), health (`/healthz`, `/readyz`,
 //! gRPC health) and reflection, request ids, request metrics, tracing, and graceful shutdown.
+//! [`listener`] serves connections opened for the inbox event stream without hyper's buffers.
+
+mod listener;
+
+pub use listener::ApiListener;
 
 use std::sync::Arc;
 
