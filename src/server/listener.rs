@@ -92,6 +92,7 @@ async fn sort_connection(
 ) {
     match tokio::time::timeout(FIRST_BYTES_WAIT, peek_event_stream_request(&stream)).await {
         Ok(Some(peeked)) => {
+            tracing::debug!(%address, "an event stream on a connection of its own, served without hyper");
             if let Err(error) = serve_event_stream(stream, peeked, router).await {
                 tracing::debug!(%error, "an event stream connection ended with an error");
             }

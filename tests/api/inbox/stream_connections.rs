@@ -213,3 +213,34 @@ fn server_end_is_open(server_port: u16, client_port: u16) -> bool {
             && ["01", "08"].contains(&columns[3])
     })
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_other_inbox_answers_close_their_connection_so_that_a_browser_has_none_idle_for_its_stream() {
+    let inbox = Inbox::start(json!({})).await;
+    let body = json!({"applicationIdentifier": inbox.application_identifier, "subscriberId": "ada"}).to_string();
+    let mut wire = Wire::connect(inbox.server.addr).await;
+    wire.send(&format!(
+        "POST /v1/inbox/session HTTP/1.1\r\nHost: herald\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    ))
+    .await;
+    let head = wire.read_head(0).await;
+    assert_eq!((head.status, head.header("connection")), (201, Some("close")));
+    wire.read_to_end().await;
+    let session: Value = serde_json::from_slice(&wire.read[head.body_start..]).unwrap();
+    assert!(session["data"]["token"].is_string(), "{session}");
+
+    // A cross-origin preflight too; the web component's script as well.
+    for request in [
+        "OPTIONS /v1/inbox/notifications HTTP/1.1\r\nHost: herald\r\nOrigin: https://app.example.com\r\n\
+         Access-Control-Request-Method: GET\r\nAccess-Control-Request-Headers: authorization\r\n\r\n",
+        "GET /inbox/herald-inbox.js HTTP/1.1\r\nHost: herald\r\n\r\n",
+    ] {
+        let mut wire = Wire::connect(inbox.server.addr).await;
+        wire.send(request).await;
+        let head = wire.read_head(0).await;
+        assert_eq!((head.status, head.header("connection")), (200, Some("close")), "{request}");
+        wire.read_to_end().await;
+    }
+}
