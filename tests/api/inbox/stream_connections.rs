@@ -103,13 +103,19 @@ fn event_stream_request_with(token: &str, more_headers: &str) -> String {
     )
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_stream_on_its_own_connection_gets_every_layers_headers_and_closes_the_connection_after_it() {
-    let inbox = Inbox::start(json!({})).await;
+/// Ada's event stream requested on a new connection, and the head of its answer.
+async fn open_adas_stream_on_a_new_connection(inbox: &Inbox) -> (Wire, Head) {
     let token = inbox.token("ada").await;
     let mut wire = Wire::connect(inbox.server.addr).await;
     wire.send(&event_stream_request(&token)).await;
     let head = wire.read_head(0).await;
+    (wire, head)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stream_on_its_own_connection_gets_every_layers_headers_and_closes_the_connection_after_it() {
+    let inbox = Inbox::start(json!({})).await;
+    let (mut wire, head) = open_adas_stream_on_a_new_connection(&inbox).await;
     assert_eq!(head.status, 200);
     assert_eq!(head.header("content-type"), Some("text/event-stream"));
     // The lean writer's framing: chunks, on a connection that ends with the stream.
@@ -182,10 +188,7 @@ async fn a_refused_stream_gets_the_contract_error_by_its_length_then_the_connect
 #[tokio::test(flavor = "multi_thread")]
 async fn a_client_that_leaves_is_let_go_at_once_rather_than_at_the_next_keep_alive() {
     let inbox = Inbox::start(json!({})).await;
-    let token = inbox.token("ada").await;
-    let mut wire = Wire::connect(inbox.server.addr).await;
-    wire.send(&event_stream_request(&token)).await;
-    let head = wire.read_head(0).await;
+    let (mut wire, head) = open_adas_stream_on_a_new_connection(&inbox).await;
     wire.read_until(head.body_start, "event: counts\n").await;
     let client_port = wire.stream.local_addr().unwrap().port();
     drop(wire);
