@@ -11,8 +11,9 @@
 //! The request is only peeked at until it is known to be the event stream, so a connection that turns
 //! out to be anything else (another route, gRPC's HTTP/2 preface, a head split across segments, more
 //! than [`MAX_HEAD`] bytes) reaches hyper with all its bytes. A stream opened on a connection that
-//! already served another request (a browser reusing a keep-alive connection) is served by hyper, as
-//! before. The answer always closes the connection: an event stream ends only when the server stops or
+//! already served another request is served by hyper, as before; browsers would open theirs so, on an
+//! idle keep-alive connection, were it not that the other subscriber-facing answers close theirs
+//! (`subscriber_facing` in the parent module). The answer always closes the connection: an event stream ends only when the server stops or
 //! the client goes, and its client reconnects (and resumes) on a new one.
 
 use std::io::Write as _;
