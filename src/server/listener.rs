@@ -13,8 +13,9 @@
 //! than [`MAX_HEAD`] bytes) reaches hyper with all its bytes. A stream opened on a connection that
 //! already served another request is served by hyper, as before; browsers would open theirs so, on an
 //! idle keep-alive connection, were it not that the other subscriber-facing answers close theirs
-//! (`subscriber_facing` in the parent module). The answer always closes the connection: an event stream ends only when the server stops or
-//! the client goes, and its client reconnects (and resumes) on a new one.
+//! (`subscriber_facing` in the parent module). The answer always closes the connection: an event
+//! stream ends only when the server stops or the client goes, and its client reconnects (and resumes)
+//! on a new one.
 
 use std::io::Write as _;
 use std::net::SocketAddr;
