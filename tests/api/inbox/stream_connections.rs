@@ -50,13 +50,18 @@ impl Wire {
                 if let Some(at) = self.read[from..].windows(text.len()).position(|window| window == text.as_bytes()) {
                     return from + at + text.len();
                 }
-                let mut buffer = [0; 4096];
-                let read = self.stream.read(&mut buffer).await.unwrap();
-                assert!(read > 0, "the connection closed before {text:?}: {}", String::from_utf8_lossy(&self.read));
-                self.read.extend_from_slice(&buffer[..read]);
+                self.read_more().await;
             }
         };
         tokio::time::timeout(PATIENCE, wait).await.expect("read within the patience")
+    }
+
+    /// Reads what has arrived (waiting for something); fails if the connection has closed.
+    async fn read_more(&mut self) {
+        let mut buffer = [0; 4096];
+        let read = self.stream.read(&mut buffer).await.unwrap();
+        assert!(read > 0, "the connection closed after {}", String::from_utf8_lossy(&self.read));
+        self.read.extend_from_slice(&buffer[..read]);
     }
 
     /// Reads the head of the answer that starts at `from`.
@@ -75,10 +80,7 @@ impl Wire {
     /// Reads until `length` bytes have been read in all.
     async fn read_to(&mut self, length: usize) {
         while self.read.len() < length {
-            let mut buffer = [0; 4096];
-            let read = tokio::time::timeout(PATIENCE, self.stream.read(&mut buffer)).await.unwrap().unwrap();
-            assert!(read > 0, "the connection closed early");
-            self.read.extend_from_slice(&buffer[..read]);
+            tokio::time::timeout(PATIENCE, self.read_more()).await.expect("read within the patience");
         }
     }
 
