@@ -9,7 +9,7 @@ use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use serde_json::{json, Value};
 
-use super::events::{record_inbox_events, Announce, InboxChange};
+use super::events::{record_inbox_events, Announce, InboxChange, InboxMessage};
 use super::mark::lock_visible;
 use super::InboxSubscriber;
 use crate::db::schema::messages;
@@ -78,7 +78,8 @@ pub async fn update_inbox_action(
                 .returning(StoredMessage::as_returning())
                 .get_result(conn)
                 .await?;
-            record_inbox_events(conn, InboxChange::Action { completed }, &[updated.id], Announce::WithCommit).await?;
+            let in_app = InboxMessage::in_app_of([&updated]);
+            record_inbox_events(conn, InboxChange::Action { completed }, &in_app, Announce::WithCommit).await?;
             Ok(updated)
         })
         .await?;

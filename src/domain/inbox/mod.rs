@@ -33,7 +33,7 @@ pub use bulk::{update_all_inbox_notifications, BulkChange, MAX_BULK_IDS};
 pub use count::{count_inbox_notifications, MAX_FILTERS};
 pub use events::{
     inbox_events, inbox_position, record_inbox_events, Announce, InboxBump, InboxChange, InboxCounts, InboxEvent,
-    InboxEventKind, InboxFeed, InboxPosition,
+    InboxEventKind, InboxFeed, InboxMessage, InboxPosition,
 };
 pub use list::{list_inbox_notifications, InboxPage, InboxQuery, DEFAULT_LIMIT, MAX_LIMIT};
 pub use mark::{mark_inbox_notification, read_all_inbox_notifications};

@@ -12,7 +12,7 @@ use diesel::sql_types::{Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
-use super::events::{record_inbox_events, Announce, InboxChange};
+use super::events::{record_inbox_events, Announce, InboxChange, InboxMessage};
 use super::INBOX_CHANNEL;
 use crate::domain::messages::MarkAs;
 use crate::domain::validation::Validator;
@@ -39,6 +39,10 @@ pub fn snooze_until(text: Option<&str>, now: DateTime<Utc>) -> AppResult<DateTim
 struct Due {
     #[diesel(sql_type = SqlUuid)]
     id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    environment_id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    subscriber_id: Uuid,
 }
 
 /// Brings back every snoozed notification due at `now` (of every environment), [`CHUNK`] per
@@ -46,7 +50,7 @@ struct Due {
 pub async fn unsnooze_due(conn: &mut AsyncPgConnection, now: DateTime<Utc>) -> AppResult<usize> {
     let mut total = 0;
     loop {
-        let ids = conn
+        let brought_back = conn
             .transaction::<_, AppError, _>(async |conn| {
                 let due: Vec<Due> = diesel::sql_query(
                     "WITH due AS (
@@ -55,20 +59,27 @@ pub async fn unsnooze_due(conn: &mut AsyncPgConnection, now: DateTime<Utc>) -> A
                          ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED
                      )
                      UPDATE messages m SET snoozed_until = NULL, updated_at = $1 FROM due WHERE m.id = due.id
-                     RETURNING m.id",
+                     RETURNING m.id, m.environment_id, m.subscriber_id",
                 )
                 .bind::<Timestamptz, _>(now)
                 .bind::<Text, _>(INBOX_CHANNEL)
                 .bind::<diesel::sql_types::BigInt, _>(CHUNK)
                 .load(conn)
                 .await?;
-                let ids: Vec<Uuid> = due.into_iter().map(|due| due.id).collect();
-                record_inbox_events(conn, InboxChange::Marked(MarkAs::Unsnooze), &ids, Announce::WithCommit).await?;
-                Ok(ids)
+                let due: Vec<InboxMessage> = due
+                    .into_iter()
+                    .map(|due| InboxMessage {
+                        environment_id: due.environment_id,
+                        subscriber_id: due.subscriber_id,
+                        id: due.id,
+                    })
+                    .collect();
+                record_inbox_events(conn, InboxChange::Marked(MarkAs::Unsnooze), &due, Announce::WithCommit).await?;
+                Ok(due.len())
             })
             .await?;
-        total += ids.len();
-        if ids.len() < CHUNK as usize {
+        total += brought_back;
+        if brought_back < CHUNK as usize {
             return Ok(total);
         }
     }

@@ -11,6 +11,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::db::unnest::{bind_arrays, static_query_id};
+use crate::domain::inbox::{InboxMessage, INBOX_CHANNEL};
 use crate::engine::jobs::Job;
 
 /// A message's status (`messages.status`).
@@ -111,6 +112,17 @@ pub async fn insert_messages(conn: &mut AsyncPgConnection, rows: &[NewMessageRow
         return Ok(Vec::new());
     }
     MessageColumns::of(rows).load(conn).await
+}
+
+impl NewMessageRow {
+    /// The inbox message this row is, if it is an in-app one.
+    pub fn in_app(&self) -> Option<InboxMessage> {
+        (self.channel == INBOX_CHANNEL).then_some(InboxMessage {
+            environment_id: self.environment_id,
+            subscriber_id: self.subscriber_id,
+            id: self.id,
+        })
+    }
 }
 
 /// The messages to insert, column by column (`db::unnest`): a batch's multi-row `VALUES` insert was a

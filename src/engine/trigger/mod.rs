@@ -24,7 +24,7 @@ use super::details::{insert_details, Detail, DetailStatus};
 use super::digest_windows;
 use super::jobs::Job;
 use super::EngineContext;
-use crate::db::schema::jobs as jobs_table;
+use crate::db::schema::{jobs as jobs_table, notifications};
 use crate::db::DbPool;
 use crate::domain::tenancy::Tenant;
 use crate::domain::workflows::StoredWorkflow;
@@ -238,8 +238,16 @@ pub async fn cancel_transaction(
         if !store::transaction_exists(conn, tenant.environment_id, transaction_id).await? {
             return Err(AppError::NotFound(format!("No trigger with transactionId {transaction_id}")));
         }
-        let of_transaction =
-            || jobs_table::environment_id.eq(tenant.environment_id).and(jobs_table::transaction_id.eq(transaction_id));
+        // Through the transaction's notifications: jobs have no index of their own by transactionId
+        // (migration `leaner_hot_indexes`).
+        let of_transaction = || {
+            jobs_table::notification_id.eq_any(
+                notifications::table
+                    .filter(notifications::environment_id.eq(tenant.environment_id))
+                    .filter(notifications::transaction_id.eq(transaction_id))
+                    .select(notifications::id),
+            )
+        };
         let open_windows: Vec<Job> = jobs_table::table
             .filter(of_transaction())
             .filter(jobs_table::type_.eq(JobKind::Step(StepKind::Digest)))

@@ -1,20 +1,24 @@
-//! Writing the event log: one set-based statement pair for any number of messages, inside the
-//! caller's transaction.
+//! Writing the event log: one set-based statement for any number of messages, inside the caller's
+//! transaction.
 //!
-//! The first statement bumps (and so locks until commit) the `inbox_sequences` row of each subscriber
-//! concerned, in a fixed order so two transactions never wait on each other's rows, and queues a
-//! `NOTIFY` per subscriber when asked to ([`Announce`]). The second one runs after the locks are
-//! held: under READ COMMITTED it sees every change committed by the transactions that held them
-//! before, so the counts it copies from the rows (kept there by triggers on `messages`) are exact at
-//! commit. Every writer of a subscriber's in-app messages goes through here, so the sequence is
-//! gap-free and in commit order.
+//! The statement bumps (and so locks until commit) the `inbox_sequences` row of each subscriber
+//! concerned, in a fixed order so two transactions never wait on each other's rows, and writes each
+//! message's event from the row its bump returned: a bump that waited for another transaction's
+//! lock updates the version that transaction committed, so the counts it returns (kept in the row
+//! by triggers on `messages`) are exact at commit. It queues a `NOTIFY` per subscriber when asked to
+//! ([`Announce`]). Every writer of a subscriber's in-app messages goes through here, so the sequence
+//! is gap-free and in commit order.
 
-use diesel::sql_types::{Array, BigInt, Nullable, Text, Uuid as SqlUuid};
+use diesel::pg::Pg;
+use diesel::query_builder::{AstPass, QueryFragment};
+use diesel::sql_types::{BigInt, Bool, Nullable, Text, Uuid as SqlUuid};
+use diesel::QueryResult;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
 use super::super::INBOX_CHANNEL;
-use crate::domain::messages::MarkAs;
+use crate::db::unnest::{bind_arrays, static_query_id};
+use crate::domain::messages::{MarkAs, StoredMessage};
 use crate::error::AppResult;
 
 /// What happened to the messages an event is written for.
@@ -71,61 +75,107 @@ pub struct InboxBump {
 /// deployments may share one with a schema each). Channel names are identifiers: 63 bytes at most.
 pub(super) const CHANNEL_SQL: &str = "left('herald_inbox_' || current_schema(), 63)";
 
-/// Writes the inbox events of those of `message_ids` that are in-app messages (others are ignored),
-/// as `change`, and returns each subscriber's sequence after them. Call inside the transaction that
-/// changed them, after the change.
+/// An in-app message an event is written for: which subscriber's log it goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InboxMessage {
+    pub environment_id: Uuid,
+    pub subscriber_id: Uuid,
+    pub id: Uuid,
+}
+
+impl InboxMessage {
+    /// The in-app ones of `messages` (the others have no inbox).
+    pub fn in_app_of<'a>(messages: impl IntoIterator<Item = &'a StoredMessage>) -> Vec<Self> {
+        messages
+            .into_iter()
+            .filter(|message| message.channel == INBOX_CHANNEL)
+            .map(|message| Self {
+                environment_id: message.environment_id,
+                subscriber_id: message.subscriber_id,
+                id: message.id,
+            })
+            .collect()
+    }
+}
+
+/// Writes the inbox events of `messages` (in-app messages), as `change`, and returns each subscriber's
+/// sequence after them. Call inside the transaction that changed them, after the change.
 pub async fn record_inbox_events(
     conn: &mut AsyncPgConnection,
     change: InboxChange,
-    message_ids: &[Uuid],
+    messages: &[InboxMessage],
     announce: Announce,
 ) -> AppResult<Vec<InboxBump>> {
-    if message_ids.is_empty() {
+    if messages.is_empty() {
         return Ok(Vec::new());
     }
-    let notify = match announce {
-        Announce::WithCommit => format!(", pg_notify({CHANNEL_SQL}, subscriber_id::text || ':' || last_seq)::text"),
-        Announce::AfterCommit => String::new(),
+    let statement = EventLog {
+        environment_id: messages.iter().map(|message| message.environment_id).collect(),
+        subscriber_id: messages.iter().map(|message| message.subscriber_id).collect(),
+        message_id: messages.iter().map(|message| message.id).collect(),
+        kind: change.kind(),
+        change: change.change(),
+        notify: announce == Announce::WithCommit,
     };
-    let bumps: Vec<InboxBump> = diesel::sql_query(format!(
-        "WITH touched AS (
-             SELECT environment_id, subscriber_id, count(*) AS events FROM messages
-             WHERE id = ANY($2) AND channel = $1
-             GROUP BY environment_id, subscriber_id
-             ORDER BY environment_id, subscriber_id
-         ), bumped AS (
-             INSERT INTO inbox_sequences AS s (environment_id, subscriber_id, last_seq)
-             SELECT environment_id, subscriber_id, events FROM touched
-             ON CONFLICT (environment_id, subscriber_id) DO UPDATE SET last_seq = s.last_seq + excluded.last_seq
-             RETURNING subscriber_id, last_seq
-         )
-         SELECT subscriber_id, last_seq{notify} FROM bumped"
-    ))
-    .bind::<Text, _>(INBOX_CHANNEL)
-    .bind::<Array<SqlUuid>, _>(message_ids)
-    .load(conn)
-    .await?;
-    // Each subscriber's events take the numbers its bump reserved, in message id order, and the counts
-    // its row holds: kept there by the triggers on `messages` (migration `inbox_counters`), and locked
-    // by this transaction since the bump, so they are those at its commit.
-    diesel::sql_query(
-        "WITH changed AS (
-             SELECT environment_id, subscriber_id, id FROM messages WHERE id = ANY($2) AND channel = $1
-         )
-         INSERT INTO inbox_events (environment_id, subscriber_id, seq, kind, change, message_id, unread_count,
-                                   unseen_count, created_at)
-         SELECT m.environment_id, m.subscriber_id,
-                s.last_seq - count(*) OVER w + row_number() OVER (w ORDER BY m.id),
-                $3, $4, m.id, s.unread_count, s.unseen_count, clock_timestamp()
-         FROM changed m
-         JOIN inbox_sequences s ON s.environment_id = m.environment_id AND s.subscriber_id = m.subscriber_id
-         WINDOW w AS (PARTITION BY m.environment_id, m.subscriber_id)",
-    )
-    .bind::<Text, _>(INBOX_CHANNEL)
-    .bind::<Array<SqlUuid>, _>(message_ids)
-    .bind::<Text, _>(change.kind())
-    .bind::<Nullable<Text>, _>(change.change())
-    .execute(conn)
-    .await?;
-    Ok(bumps)
+    Ok(statement.load(conn).await?)
+}
+
+/// The statement of [`record_inbox_events`]: its text is the same for every call, so it is prepared
+/// once per connection (a statement pair reading the messages back, parsed and planned on every
+/// batch, cost the worker 85 µs a message: docs/performance.md).
+struct EventLog<'a> {
+    environment_id: Vec<Uuid>,
+    subscriber_id: Vec<Uuid>,
+    message_id: Vec<Uuid>,
+    kind: &'a str,
+    change: Option<&'a str>,
+    notify: bool,
+}
+
+static_query_id!(EventLog);
+
+impl diesel::query_builder::Query for EventLog<'_> {
+    type SqlType = diesel::sql_types::Untyped;
+}
+
+impl QueryFragment<Pg> for EventLog<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("WITH changed AS (SELECT * FROM unnest(");
+        bind_arrays!(out; SqlUuid: self.environment_id, SqlUuid: self.subscriber_id, SqlUuid: self.message_id);
+        // Each subscriber's events take the numbers its bump reserved, in message id order.
+        out.push_sql(
+            ") AS c(environment_id, subscriber_id, id)
+             ), touched AS (
+                 SELECT environment_id, subscriber_id, count(*) AS events FROM changed
+                 GROUP BY environment_id, subscriber_id
+                 ORDER BY environment_id, subscriber_id
+             ), bumped AS (
+                 INSERT INTO inbox_sequences AS s (environment_id, subscriber_id, last_seq)
+                 SELECT environment_id, subscriber_id, events FROM touched
+                 ON CONFLICT (environment_id, subscriber_id) DO UPDATE SET last_seq = s.last_seq + excluded.last_seq
+                 RETURNING environment_id, subscriber_id, last_seq, unread_count, unseen_count
+             ), logged AS (
+                 INSERT INTO inbox_events (environment_id, subscriber_id, seq, kind, change, message_id,
+                                           unread_count, unseen_count, created_at)
+                 SELECT c.environment_id, c.subscriber_id,
+                        b.last_seq - count(*) OVER w + row_number() OVER (w ORDER BY c.id),
+                        ",
+        );
+        out.push_bind_param::<Text, _>(self.kind)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Nullable<Text>, _>(&self.change)?;
+        out.push_sql(
+            ", c.id, b.unread_count, b.unseen_count, clock_timestamp()
+                 FROM changed c
+                 JOIN bumped b ON b.environment_id = c.environment_id AND b.subscriber_id = c.subscriber_id
+                 WINDOW w AS (PARTITION BY c.environment_id, c.subscriber_id)
+             )
+             SELECT subscriber_id, last_seq, CASE WHEN ",
+        );
+        out.push_bind_param::<Bool, _>(&self.notify)?;
+        out.push_sql(" THEN pg_notify(");
+        out.push_sql(CHANNEL_SQL);
+        out.push_sql(", subscriber_id::text || ':' || last_seq)::text END AS notified FROM bumped");
+        Ok(())
+    }
 }

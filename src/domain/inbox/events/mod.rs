@@ -16,5 +16,5 @@ mod log;
 mod stream;
 
 pub use feed::InboxFeed;
-pub use log::{record_inbox_events, Announce, InboxBump, InboxChange};
+pub use log::{record_inbox_events, Announce, InboxBump, InboxChange, InboxMessage};
 pub use stream::{inbox_events, inbox_position, InboxCounts, InboxEvent, InboxEventKind, InboxPosition};
