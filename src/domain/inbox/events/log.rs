@@ -122,7 +122,7 @@ pub async fn record_inbox_events(
 
 /// The statement of [`record_inbox_events`]: its text is the same for every call, so it is prepared
 /// once per connection (a statement pair reading the messages back, parsed and planned on every
-/// batch, cost the worker 85 µs a message: docs/performance.md).
+/// batch, cost 133 µs of PostgreSQL time a message, this one 83 µs: docs/performance.md).
 struct EventLog<'a> {
     environment_id: Vec<Uuid>,
     subscriber_id: Vec<Uuid>,
