@@ -8,9 +8,8 @@
 //! list, the counts and the event log never disagree about it.
 
 use chrono::{DateTime, TimeDelta, Utc};
-use diesel::sql_types::{Text, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use uuid::Uuid;
 
 use super::events::{record_inbox_events, Announce, InboxChange, InboxMessage};
 use super::INBOX_CHANNEL;
@@ -35,16 +34,6 @@ pub fn snooze_until(text: Option<&str>, now: DateTime<Utc>) -> AppResult<DateTim
     Ok(parsed.expect("checked above"))
 }
 
-#[derive(diesel::QueryableByName)]
-struct Due {
-    #[diesel(sql_type = SqlUuid)]
-    id: Uuid,
-    #[diesel(sql_type = SqlUuid)]
-    environment_id: Uuid,
-    #[diesel(sql_type = SqlUuid)]
-    subscriber_id: Uuid,
-}
-
 /// Brings back every snoozed notification due at `now` (of every environment), [`CHUNK`] per
 /// transaction, and returns how many. Rows another process is bringing back are skipped.
 pub async fn unsnooze_due(conn: &mut AsyncPgConnection, now: DateTime<Utc>) -> AppResult<usize> {
@@ -52,7 +41,7 @@ pub async fn unsnooze_due(conn: &mut AsyncPgConnection, now: DateTime<Utc>) -> A
     loop {
         let brought_back = conn
             .transaction::<_, AppError, _>(async |conn| {
-                let due: Vec<Due> = diesel::sql_query(
+                let due: Vec<InboxMessage> = diesel::sql_query(
                     "WITH due AS (
                          SELECT id FROM messages
                          WHERE snoozed_until IS NOT NULL AND snoozed_until <= $1 AND channel = $2
@@ -66,14 +55,6 @@ pub async fn unsnooze_due(conn: &mut AsyncPgConnection, now: DateTime<Utc>) -> A
                 .bind::<diesel::sql_types::BigInt, _>(CHUNK)
                 .load(conn)
                 .await?;
-                let due: Vec<InboxMessage> = due
-                    .into_iter()
-                    .map(|due| InboxMessage {
-                        environment_id: due.environment_id,
-                        subscriber_id: due.subscriber_id,
-                        id: due.id,
-                    })
-                    .collect();
                 record_inbox_events(conn, InboxChange::Marked(MarkAs::Unsnooze), &due, Announce::WithCommit).await?;
                 Ok(due.len())
             })

@@ -76,10 +76,13 @@ pub struct InboxBump {
 pub(super) const CHANNEL_SQL: &str = "left('herald_inbox_' || current_schema(), 63)";
 
 /// An in-app message an event is written for: which subscriber's log it goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, diesel::QueryableByName)]
 pub struct InboxMessage {
+    #[diesel(sql_type = SqlUuid)]
     pub environment_id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
     pub subscriber_id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
     pub id: Uuid,
 }
 
