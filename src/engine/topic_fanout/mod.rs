@@ -25,6 +25,7 @@ use uuid::Uuid;
 
 use super::runtime::WorkerShared;
 use super::trigger::fanout::EventTemplate;
+use super::wake::Due;
 use crate::db::schema::{subscribers, topic_fanouts, topics};
 use crate::error::{AppError, AppResult};
 
@@ -97,7 +98,7 @@ async fn run_one(shared: &WorkerShared, stop: &watch::Receiver<bool>) -> AppResu
         let now = shared.engine.clock.now();
         let expanded = page::expand_page(&mut conn, &expansion, after, &shared.owner, now, lease(shared)).await?;
         if expanded.inserted > 0 {
-            shared.engine.wakeup.wake();
+            shared.engine.wakeup.wake(Due::Jobs);
         }
         match expanded.next {
             Some(_) if *stop.borrow() => {

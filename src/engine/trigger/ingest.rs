@@ -38,7 +38,7 @@ use crate::db::DbPool;
 use crate::domain::idempotency_keys::{self, Claim, KeyUse};
 use crate::domain::subscribers::upsert_credentials;
 use crate::domain::tenancy::Tenant;
-use crate::engine::wake::Wakeup;
+use crate::engine::wake::{Due, Wakeup};
 use crate::error::{AppError, AppResult};
 use crate::metrics::Metrics;
 
@@ -136,7 +136,7 @@ impl Ingest {
             let flushing = self.flushing.clone();
             let workflow_id = trigger.workflow.workflow.id;
             request::after_commit(async move {
-                flushing.wakeup.wake();
+                wake_for(&flushing.wakeup, [&trigger]);
                 record_last_triggered(&flushing, HashSet::from([workflow_id]), trigger.now).await;
             })
             .await;
@@ -201,18 +201,27 @@ async fn flush(flushing: Flushing, batch: Vec<Pending>, _flusher: OwnedSemaphore
     }
 }
 
+/// Wakes the loops that run what the `stored` triggers made due.
+fn wake_for<'a>(wakeup: &Wakeup, stored: impl IntoIterator<Item = &'a PreparedTrigger>) {
+    let due: HashSet<Due> = stored.into_iter().flat_map(PreparedTrigger::makes_due).collect();
+    for due in due {
+        wakeup.wake(due);
+    }
+}
+
 /// Wakes the workers and records `lastTriggeredAt` when something was stored, then answers each caller.
 async fn answer(flushing: &Flushing, batch: Vec<Pending>, stored: AppResult<Vec<BatchResult>>) {
     match stored {
         Ok(outcomes) => {
-            let processed: HashSet<Uuid> = batch
+            let stored: Vec<&PreparedTrigger> = batch
                 .iter()
                 .zip(&outcomes)
                 .filter(|(_, result)| matches!(result, BatchResult::Outcome(outcome) if outcome.acknowledged()))
-                .map(|(pending, _)| pending.trigger.workflow.workflow.id)
+                .map(|(pending, _)| &pending.trigger)
                 .collect();
-            if !processed.is_empty() {
-                flushing.wakeup.wake();
+            if !stored.is_empty() {
+                wake_for(&flushing.wakeup, stored.iter().copied());
+                let processed: HashSet<Uuid> = stored.iter().map(|trigger| trigger.workflow.workflow.id).collect();
                 let now = batch.iter().map(|pending| pending.trigger.now).max().expect("a batch is never empty");
                 record_last_triggered(flushing, processed, now).await;
             }

@@ -23,6 +23,7 @@ use uuid::Uuid;
 use super::details::{insert_details, Detail, DetailStatus};
 use super::digest_windows;
 use super::jobs::Job;
+use super::wake::Due;
 use super::EngineContext;
 use crate::db::schema::{jobs as jobs_table, notifications};
 use crate::db::DbPool;
@@ -114,6 +115,13 @@ impl PreparedTrigger {
     /// Rows it adds to a batch, in notifications: a trigger to topics only still writes its fan-out row.
     fn weight(&self) -> usize {
         self.recipients.len().max(1)
+    }
+
+    /// What storing it makes due: the jobs of the subscribers it names, the fan-out of its topics.
+    fn makes_due(&self) -> impl Iterator<Item = Due> {
+        let jobs = (!self.recipients.is_empty()).then_some(Due::Jobs);
+        let fanouts = (!self.topic_keys.is_empty()).then_some(Due::Fanouts);
+        jobs.into_iter().chain(fanouts)
     }
 }
 

@@ -24,6 +24,7 @@ use crate::engine::digest_windows::{self, Merge};
 use crate::engine::jobs::{lock_leased, Job};
 use crate::engine::steps::message::{insert_messages, message_row, NewMessageRow};
 use crate::engine::steps::Outcome;
+use crate::engine::wake::Due;
 use crate::error::{AppError, AppResult};
 use crate::workflow::JobStatus;
 
@@ -66,7 +67,7 @@ impl Written {
     pub fn announce(self, shared: &WorkerShared) {
         shared.engine.inbox_feed.announce(self.inbox_bumps);
         if self.queued > 0 {
-            shared.engine.wakeup.wake();
+            shared.engine.wakeup.wake(Due::Jobs);
         }
     }
 }

@@ -21,6 +21,7 @@ use claim::{BatchLease, Claimed};
 
 use super::steps::context::BatchContext;
 use super::steps::{run_job, StepInput};
+use super::wake::Due;
 use super::{retention, topic_fanout, unsnooze};
 
 use crate::db::batch::plan_generically;
@@ -31,8 +32,8 @@ use crate::workflow::JobStatus;
 
 /// Runs the worker loops and the listener until `stop` turns true; in-flight batches finish first.
 pub async fn run_workers(shared: Arc<WorkerShared>, stop: watch::Receiver<bool>) {
-    let wake = shared.engine.wakeup.local.clone();
-    let listener = tokio::spawn(listen(shared.clone(), wake.clone(), stop.clone()));
+    let wake = shared.engine.wakeup.local(Due::Jobs);
+    let listener = tokio::spawn(listen(shared.clone(), stop.clone()));
     let sweeper = shared
         .settings
         .retention
@@ -40,7 +41,8 @@ pub async fn run_workers(shared: Arc<WorkerShared>, stop: watch::Receiver<bool>)
     let mut loops: Vec<_> = (0..shared.settings.concurrency.max(1))
         .map(|_| tokio::spawn(batch_loop(shared.clone(), wake.clone(), stop.clone())))
         .collect();
-    loops.push(tokio::spawn(topic_fanout::run_fanouts(shared.clone(), wake.clone(), stop.clone())));
+    let fanouts_wake = shared.engine.wakeup.local(Due::Fanouts);
+    loops.push(tokio::spawn(topic_fanout::run_fanouts(shared.clone(), fanouts_wake, stop.clone())));
     loops.push(tokio::spawn(unsnooze::unsnooze_periodically(shared.clone(), stop.clone())));
     for handle in loops {
         let _ = handle.await;
@@ -228,24 +230,23 @@ async fn run_claimed(
     Ok(())
 }
 
-/// Holds a connection listening on the wake channel and wakes one idle loop per notification;
-/// reconnects after a failure (the poll covers the gap).
-async fn listen(shared: Arc<WorkerShared>, wake: Arc<Notify>, stop: watch::Receiver<bool>) {
+/// Holds a connection listening on the wake channel and wakes the idle loops of the kind each
+/// notification names; reconnects after a failure (the poll covers the gap).
+async fn listen(shared: Arc<WorkerShared>, stop: watch::Receiver<bool>) {
     while !*stop.borrow() {
-        if let Err(error) = listen_once(&shared, &wake).await {
+        if let Err(error) = listen_once(&shared).await {
             tracing::warn!(%error, "worker listener lost its connection; polling until it is back");
         }
         tokio::time::sleep(shared.settings.poll_interval).await;
     }
 }
 
-async fn listen_once(shared: &WorkerShared, wake: &Notify) -> AppResult<()> {
+async fn listen_once(shared: &WorkerShared) -> AppResult<()> {
     let mut conn = shared.pool.get().await?;
     diesel::sql_query(format!("LISTEN \"{}\"", shared.engine.wake_channel)).execute(&mut conn).await?;
     let mut notifications = std::pin::pin!(conn.notifications_stream());
     while let Some(notification) = notifications.next().await {
-        notification?;
-        wake.notify_waiters();
+        shared.engine.wakeup.wake_local(Due::of_payload(&notification?.payload));
     }
     Ok(())
 }

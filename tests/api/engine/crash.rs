@@ -15,7 +15,7 @@ use crate::support::{fresh_schema_url, http_client};
 
 const TRIGGERS: usize = 2_000;
 
-async fn post(addr: &str, key: &str, path: &str, body: serde_json::Value) -> Option<serde_json::Value> {
+pub(super) async fn post(addr: &str, key: &str, path: &str, body: serde_json::Value) -> Option<serde_json::Value> {
     let response = http_client()
         .post(format!("http://{addr}{path}"))
         .header("authorization", format!("ApiKey {key}"))
@@ -74,7 +74,7 @@ struct Count {
     n: i64,
 }
 
-async fn count(conn: &mut AsyncPgConnection, sql: &str) -> i64 {
+pub(super) async fn count(conn: &mut AsyncPgConnection, sql: &str) -> i64 {
     diesel::sql_query(sql).get_result::<Count>(conn).await.unwrap().n
 }
 
@@ -91,7 +91,7 @@ async fn wait_until_settled(conn: &mut AsyncPgConnection) {
     panic!("jobs still open after 120 s");
 }
 
-async fn create_workflow(addr: &str, key: &str) {
+pub(super) async fn create_workflow(addr: &str, key: &str) {
     let workflow = json!({"workflowId": "crash", "name": "crash", "active": true,
         "steps": [{"name": "Inbox", "type": "in_app", "controlValues": {"body": "hello {{ subscriber.subscriberId }}"}}]});
     assert!(post(addr, key, "/v2/workflows", workflow).await.is_some());
@@ -186,7 +186,7 @@ async fn jobs_logging(conn: &mut AsyncPgConnection, kind: &str, detail: &str, ti
 }
 
 /// Polls `sql` (a count) until it reaches `expected`, for at most 30 s (a loaded machine is slow).
-async fn wait_for_count(conn: &mut AsyncPgConnection, sql: &str, expected: i64) {
+pub(super) async fn wait_for_count(conn: &mut AsyncPgConnection, sql: &str, expected: i64) {
     for _ in 0..1200 {
         if count(conn, sql).await == expected {
             return;

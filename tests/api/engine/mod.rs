@@ -19,3 +19,4 @@ pub mod receiver;
 mod retention;
 mod schedule;
 mod trigger;
+mod wake;
