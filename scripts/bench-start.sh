@@ -50,6 +50,21 @@ HERALD_API_KEY=$(head -n1 "$data_dir/api-key")
 export HERALD_API_KEY
 
 port_of_cluster=$(sed -n 4p "$data_dir/postgres/postmaster.pid")
+
+# CPU time used so far, in clock ticks (user + system; `getconf CLK_TCK` a second): Herald's process, and
+# the private cluster's postmaster and its live children (pooled connections outlive a run, so the
+# backends' time is all there). Read around a run, they give CPU per unit of work, which the machine's
+# noise moves far less than a rate.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+herald_ticks() { cpu_ticks "$pid"; }
+postgres_ticks() {
+  local postmaster total=0 process
+  postmaster=$(head -n1 "$data_dir/postgres/postmaster.pid")
+  for process in "$postmaster" $(pgrep -P "$postmaster"); do
+    total=$((total + $(cpu_ticks "$process")))
+  done
+  echo "$total"
+}
 database_url="postgres://postgres@127.0.0.1:$port_of_cluster/herald"
 
 # Starts examples/provider_fake.rs standing in for the providers (HTTP on $http_port, SMTP on $smtp_port,

@@ -6,9 +6,10 @@
 #   2. durable ingest: triggers of the seeded in-app `welcome` workflow over REST and gRPC, closed loop
 #      (without and with a fresh Idempotency-Key per trigger), and REST open loop at 2,000/s (latency
 #      from each trigger's scheduled time);
-#   3. delivery: the in-app messages of the REST run, from its first trigger to its last message; and
+#   3. delivery: the in-app messages of the REST run, from its first trigger to its last message, and
 #      the same with 20 subscribers, whose inboxes grow to 1,000 messages each (an event's counts must
-#      not cost more as an inbox grows);
+#      not cost more as an inbox grows); with the CPU time Herald and PostgreSQL spent per trigger of
+#      the REST run (accepted and delivered), which the machine's noise moves less than a rate;
 #   4. a 1,000-recipient trigger, one at a time;
 #   5. Herald's resident memory after all of it.
 # Usage: scripts/bench-trigger.sh [scale]   (scale multiplies the request counts; default 1)
@@ -40,8 +41,14 @@ triggers=$((20000 * scale))
 unauthenticated=$(figure .triggers.accepted_per_s --request unauthenticated --concurrency 128 --triggers "$requests")
 read=$(figure .triggers.accepted_per_s --request read --concurrency 128 --triggers "$requests")
 
+herald_before=$(herald_ticks)
+postgres_before=$(postgres_ticks)
 rest_report=$("$target/release/loadgen" --url "$url" --json --protocol rest --concurrency 128 \
   --triggers "$triggers" --wait-timeout-secs 600)
+# CPU per trigger accepted and delivered, in µs: ticks × 10⁶ / ticks a second / triggers.
+per_trigger() { awk -v t="$1" -v hz="$(getconf CLK_TCK)" -v n="$triggers" 'BEGIN { printf "%.0f", t * 1e6 / hz / n }'; }
+herald_cpu=$(per_trigger $(($(herald_ticks) - herald_before)))
+postgres_cpu=$(per_trigger $(($(postgres_ticks) - postgres_before)))
 rest=$(jq -r '.triggers.accepted_per_s' <<<"$rest_report")
 delivery=$(jq -r '.delivery.messages_per_s // "n/a"' <<<"$rest_report")
 missing=$(jq -r '.delivery.missing_messages + .delivery.extra_messages' <<<"$rest_report")
@@ -73,6 +80,8 @@ row "Triggers over REST with Idempotency-Key, /s" "$rest_keyed" "$(ratio "$rest_
 row "Triggers over gRPC with idempotency-key, /s" "$grpc_keyed" "$(ratio "$grpc_keyed" "$unauthenticated")"
 row "In-app messages delivered (REST run), /s" "$delivery" "$(ratio "$delivery" "$unauthenticated")"
 row "Messages missing or doubled (REST run)" "$missing" ""
+row "Herald CPU per trigger delivered (REST run), µs" "$herald_cpu" ""
+row "PostgreSQL CPU per trigger delivered (REST run), µs" "$postgres_cpu" ""
 row "In-app delivered to 20 subscribers' growing inboxes, /s" "$large_inboxes" "$(ratio "$large_inboxes" "$unauthenticated")"
 row "p99 trigger latency at 2,000/s open loop, ms" "$open_p99" ""
 row "1,000-recipient trigger, p50 latency, ms" "$wide_p50" ""
