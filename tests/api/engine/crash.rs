@@ -91,6 +91,17 @@ async fn wait_until_settled(conn: &mut AsyncPgConnection) {
     panic!("jobs still open after 120 s");
 }
 
+/// The id of the schema's one environment (the one `prepare` created).
+pub(super) async fn only_environment(conn: &mut AsyncPgConnection) -> uuid::Uuid {
+    #[derive(QueryableByName)]
+    struct Environment {
+        #[diesel(sql_type = diesel::sql_types::Uuid)]
+        id: uuid::Uuid,
+    }
+    let environment: Environment = diesel::sql_query("SELECT id FROM environments").get_result(conn).await.unwrap();
+    environment.id
+}
+
 pub(super) async fn create_workflow(addr: &str, key: &str) {
     let workflow = json!({"workflowId": "crash", "name": "crash", "active": true,
         "steps": [{"name": "Inbox", "type": "in_app", "controlValues": {"body": "hello {{ subscriber.subscriberId }}"}}]});
@@ -289,14 +300,8 @@ async fn a_worker_killed_mid_fan_out_resumes_without_losing_or_doubling_a_member
     wait_healthy(&addr).await;
     create_workflow(&addr, &key).await;
     let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
-    #[derive(QueryableByName)]
-    struct Environment {
-        #[diesel(sql_type = diesel::sql_types::Uuid)]
-        id: uuid::Uuid,
-    }
-    let environment: Environment =
-        diesel::sql_query("SELECT id FROM environments").get_result(&mut conn).await.unwrap();
-    crate::topics::fanout::seed_topic(&mut conn, environment.id, "crowd", MEMBERS).await;
+    let environment = only_environment(&mut conn).await;
+    crate::topics::fanout::seed_topic(&mut conn, environment, "crowd", MEMBERS).await;
     let body =
         json!({"name": "crash", "transactionId": "fan", "to": [{"type": "Topic", "topicKey": "crowd"}, "crowd-7"]});
     let answer = post(&addr, &key, "/v1/events/trigger", body).await.expect("trigger accepted");

@@ -2,11 +2,10 @@
 //! by `NOTIFY`, the jobs of named subscribers and the fan-out of topics each by their own wake-up, long
 //! before the worker's poll.
 
-use diesel::prelude::*;
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection};
 use serde_json::json;
 
-use super::crash::{count, create_workflow, post, wait_for_count};
+use super::crash::{count, create_workflow, only_environment, post, wait_for_count};
 use crate::process::{free_addr, prepare, wait_healthy, Herald};
 use crate::support::fresh_schema_url;
 use crate::topics::fanout::seed_topic;
@@ -22,14 +21,8 @@ async fn a_worker_process_is_woken_for_named_subscribers_and_for_topics_by_the_a
     wait_healthy(&addr).await;
     create_workflow(&addr, &key).await;
     let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
-    #[derive(QueryableByName)]
-    struct Environment {
-        #[diesel(sql_type = diesel::sql_types::Uuid)]
-        id: uuid::Uuid,
-    }
-    let environment: Environment =
-        diesel::sql_query("SELECT id FROM environments").get_result(&mut conn).await.unwrap();
-    seed_topic(&mut conn, environment.id, "crowd", 3).await;
+    let environment = only_environment(&mut conn).await;
+    seed_topic(&mut conn, environment, "crowd", 3).await;
     // The worker's connections carry the schema as their application name; its listener's last
     // statement is its LISTEN (a NOTIFY sent before it would be missed).
     wait_for_count(
