@@ -2,8 +2,8 @@
 # private PostgreSQL cluster in a temporary HERALD_DATA_DIR (the first start seeds an environment, the
 # `welcome` workflow and writes the API key); stops both on exit. Sets url, data_dir, pid and
 # database_url (the private cluster's database, for psql) and target (the build directory:
-# $CARGO_TARGET_DIR, else ./target), and exports HERALD_API_KEY. Needs the
-# PostgreSQL server binaries Herald itself needs, and curl. BENCH_PORT (default 3198) picks the port;
+# $CARGO_TARGET_DIR, else ./target), exports HERALD_API_KEY, and defines herald_ticks and
+# postgres_ticks (CPU used so far). Needs the PostgreSQL server binaries Herald itself needs, and curl. BENCH_PORT (default 3198) picks the port;
 # other HERALD_* settings exported before sourcing (HERALD_METRICS_ADDR…) reach the server;
 # HERALD_BIN another server binary to start (an older build, for a before/after comparison).
 port=${BENCH_PORT:-3198}
@@ -50,6 +50,7 @@ HERALD_API_KEY=$(head -n1 "$data_dir/api-key")
 export HERALD_API_KEY
 
 port_of_cluster=$(sed -n 4p "$data_dir/postgres/postmaster.pid")
+database_url="postgres://postgres@127.0.0.1:$port_of_cluster/herald"
 
 # CPU time used so far, in clock ticks (user + system; `getconf CLK_TCK` a second): Herald's process, and
 # the private cluster's postmaster and its live children (pooled connections outlive a run, so the
@@ -65,7 +66,6 @@ postgres_ticks() {
   done
   echo "$total"
 }
-database_url="postgres://postgres@127.0.0.1:$port_of_cluster/herald"
 
 # Starts examples/provider_fake.rs standing in for the providers (HTTP on $http_port, SMTP on $smtp_port,
 # each answer after $1 ms; `stats` reads what it counted), stopped with Herald on exit.

@@ -14,8 +14,8 @@ use uuid::Uuid;
 /// (perf, 20,000 REST triggers: `_int_malloc`, `_int_free`, `malloc_consolidate`, `unlink_chunk`).
 /// Measured against glibc's and mimalloc in alternating runs (`docs/performance.md`): the server's CPU
 /// per trigger delivered fell by a fifth with jemalloc and by a sixth with mimalloc, whose resident
-/// memory was 30 MB larger; jemalloc's stayed that of glibc's. The binary's choice only: the library
-/// and its tests keep the system allocator.
+/// memory was 30 MB larger; jemalloc's stayed that of glibc's. The binary's choice only: the library,
+/// and the servers the tests start in their own process, keep the system allocator.
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
