@@ -207,8 +207,6 @@ diesel::table! {
         provider_id -> Text,
         payload -> Jsonb,
         overrides -> Jsonb,
-        /// Snapshot of the step definition.
-        step -> Jsonb,
         digest -> Nullable<Jsonb>,
         digest_key -> Nullable<Text>,
         digested_into_job_id -> Nullable<Uuid>,
@@ -220,6 +218,16 @@ diesel::table! {
         result -> Nullable<Jsonb>,
         /// W3C `traceparent` of the triggering request: the parent of the job's span.
         traceparent -> Nullable<Text>,
+        /// `step_snapshots.id` of the step the job runs.
+        step_snapshot_id -> Uuid,
+    }
+}
+
+diesel::table! {
+    /// The step snapshots jobs run with, one row per distinct snapshot (`workflow::SharedSnapshot`).
+    step_snapshots (id) {
+        id -> Uuid,
+        step -> Jsonb,
     }
 }
 
@@ -430,6 +438,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     notifications,
     trigger_transactions,
     jobs,
+    step_snapshots,
     execution_details,
     messages,
     provider_deliveries,

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use super::jobs::snapshots::SnapshotCache;
 use super::EngineContext;
 use crate::crypto::CredentialCipher;
 use crate::db::DbPool;
@@ -69,6 +70,8 @@ pub struct WorkerShared {
     /// This process's name (unique per start), the prefix of its batches' lease holders.
     pub owner: String,
     pub settings: WorkerSettings,
+    /// The step snapshots this process has read.
+    pub snapshots: SnapshotCache,
 }
 
 impl WorkerShared {
@@ -87,6 +90,7 @@ impl WorkerShared {
                 .expect("the HTTP client builds"),
             owner: format!("{}-{}", std::process::id(), uuid::Uuid::now_v7().simple()),
             settings,
+            snapshots: SnapshotCache::default(),
         }
     }
 }

@@ -1,8 +1,8 @@
 //! Conversions between the notification protos and the domain's activity (`crate::domain::activity`).
 //!
-//! The JSON columns the engine writes (`jobs.step`, `jobs.digest`) hold the API's own JSON forms, so
-//! they are read with the protos' pbjson deserializers. A value that does not read (an engine bug) is
-//! logged and shown in a reduced form rather than failing the whole listing.
+//! The JSON columns the engine writes (`step_snapshots.step`, `jobs.digest`) hold the API's own JSON
+//! forms, so they are read with the protos' pbjson deserializers. A value that does not read (an engine
+//! bug) is logged and shown in a reduced form rather than failing the whole listing.
 
 use serde_json::Value;
 
@@ -110,7 +110,7 @@ impl From<ActivityJob> for pb::Job {
 
 /// The job's step snapshot; one that does not read keeps at least its ids, name and active flag.
 fn job_step(job_id: uuid::Uuid, step: Value) -> pb::JobStep {
-    if let Some(read) = read_json("jobs.step", job_id, step.clone()) {
+    if let Some(read) = read_json("step_snapshots.step", job_id, step.clone()) {
         return read;
     }
     let text = |key: &str| step[key].as_str().map(str::to_string);

@@ -19,6 +19,6 @@ pub use controls::{StepControls, TimeSpan, TimeUnit};
 pub use filters::{StepFilter, StepFilters};
 pub use kind::{JobKind, StepKind, INTERNAL_PROVIDER};
 pub use metadata::{MetadataForm, StepMetadata};
-pub use snapshot::StepSnapshot;
+pub use snapshot::{SharedSnapshot, StepSnapshot};
 pub use status::JobStatus;
 pub use window::WindowRule;

@@ -1,6 +1,9 @@
-//! The snapshot of a workflow step a job carries (`jobs.step`): the activity API's `JobStep` plus
-//! `type`, `stepId` and `shouldStopOnFail` for the engine. It is taken when the trigger is accepted,
-//! so later edits of the workflow do not change notifications already under way.
+//! The snapshot of a workflow step a job runs with: the activity API's `JobStep` plus `type`, `stepId`
+//! and `shouldStopOnFail` for the engine. It is taken when the trigger is accepted, so later edits of
+//! the workflow do not change notifications already under way. A job row holds only its id
+//! (`jobs.step_snapshot_id`): equal snapshots share one `step_snapshots` row ([`SharedSnapshot`]).
+
+use std::sync::Arc;
 
 use diesel::deserialize::FromSqlRow;
 use diesel::expression::AsExpression;
@@ -85,5 +88,63 @@ impl StepSnapshot {
     /// The step's `stepId`; empty for the trigger job.
     pub fn step_id(&self) -> &str {
         self.step_id.as_deref().unwrap_or_default()
+    }
+}
+
+/// A snapshot and its id in `step_snapshots`: a UUID v5 of its JSON, so every trigger of one version
+/// of a step, in any process, names the same row, and a row never changes (what reads it may cache it
+/// for good). Serialized as the snapshot itself (the form topic fan-outs store their templates in).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SharedSnapshot {
+    pub id: Uuid,
+    pub step: Arc<StepSnapshot>,
+}
+
+impl SharedSnapshot {
+    /// The namespace of snapshot ids.
+    const NAMESPACE: Uuid = Uuid::from_u128(0x5c1e_4d6e_9a8b_4f0e_8b3a_2d7c_1f6e_0a91);
+
+    pub fn of(step: StepSnapshot) -> Self {
+        let json = serde_json::to_vec(&step).expect("a step snapshot serializes");
+        Self { id: Uuid::new_v5(&Self::NAMESPACE, &json), step: Arc::new(step) }
+    }
+}
+
+impl Serialize for SharedSnapshot {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.step.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for SharedSnapshot {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        StepSnapshot::deserialize(deserializer).map(Self::of)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_snapshots_share_an_id_and_any_difference_makes_another() {
+        let workflow_id = Uuid::now_v7();
+        let step = StepSnapshot::trigger(workflow_id);
+        let again = SharedSnapshot::of(step.clone());
+        assert_eq!(SharedSnapshot::of(step.clone()).id, again.id);
+        let renamed = StepSnapshot { name: "renamed".into(), ..step };
+        assert_ne!(SharedSnapshot::of(renamed).id, again.id);
+    }
+
+    #[test]
+    fn a_snapshot_read_back_from_its_json_keeps_its_id() {
+        let step = StepSnapshot {
+            control_variables: Some(serde_json::json!({"body": "Hi {{subscriber.firstName}}", "amount": 2.5})),
+            ..StepSnapshot::trigger(Uuid::now_v7())
+        };
+        let shared = SharedSnapshot::of(step);
+        let read: SharedSnapshot = serde_json::from_value(serde_json::to_value(&shared).unwrap()).unwrap();
+        assert_eq!(read.id, shared.id);
+        assert_eq!(read.step, shared.step);
     }
 }

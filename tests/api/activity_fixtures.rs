@@ -7,9 +7,9 @@ use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
 use diesel_async::AsyncPgConnection;
 use diesel_async::RunQueryDsl;
-use herald::db::schema::{execution_details, jobs, messages, notifications, workflow_steps};
+use herald::db::schema::{execution_details, jobs, messages, notifications, step_snapshots, workflow_steps};
 use herald::domain::workflows::StepRow;
-use herald::workflow::StepSnapshot;
+use herald::workflow::{SharedSnapshot, StepSnapshot};
 use reqwest::Method;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -102,7 +102,7 @@ fn uuid_of(value: &Value) -> Uuid {
     Uuid::parse_str(value.as_str().unwrap_or_else(|| panic!("an id: {value}"))).expect("a uuid")
 }
 
-/// The `jobs.step` snapshot the engine takes of the stored step `step` (a step of a REST answer).
+/// The snapshot the engine takes of the stored step `step` (a step of a REST answer).
 async fn step_snapshot(conn: &mut AsyncPgConnection, step: &Value) -> StepSnapshot {
     let row: StepRow = workflow_steps::table
         .find(uuid_of(&step["_id"]))
@@ -111,6 +111,18 @@ async fn step_snapshot(conn: &mut AsyncPgConnection, step: &Value) -> StepSnapsh
         .await
         .expect("the step is stored");
     StepSnapshot::from(&row)
+}
+
+/// Stores `step` in `step_snapshots` as ingest does; returns the id a job names it by.
+async fn store_snapshot(conn: &mut AsyncPgConnection, step: StepSnapshot) -> Uuid {
+    let shared = SharedSnapshot::of(step);
+    diesel::insert_into(step_snapshots::table)
+        .values((step_snapshots::id.eq(shared.id), step_snapshots::step.eq(&*shared.step)))
+        .on_conflict_do_nothing()
+        .execute(conn)
+        .await
+        .unwrap();
+    shared.id
 }
 
 /// The `jobs.digest` the engine stores on a digest job.
@@ -165,6 +177,7 @@ pub async fn event(
     }
     for (position, (step_id, kind, step)) in snapshots.into_iter().enumerate() {
         let job_id = Uuid::now_v7();
+        let step_snapshot_id = store_snapshot(&mut conn, step).await;
         let at = created_at + Duration::seconds(position as i64);
         let provider = if kind == "email" { "sendgrid" } else { "svc" };
         diesel::insert_into(jobs::table)
@@ -181,7 +194,7 @@ pub async fn event(
                 jobs::status.eq("completed"),
                 jobs::provider_id.eq(provider),
                 jobs::payload.eq(&payload),
-                jobs::step.eq(&step),
+                jobs::step_snapshot_id.eq(step_snapshot_id),
                 jobs::digest.eq((kind == "digest").then(digest_json)),
                 jobs::schedule_extensions_count.eq(if kind == "digest" { 1 } else { 0 }),
                 jobs::transaction_id.eq(transaction_id),
@@ -265,6 +278,8 @@ pub async fn message(server: &TestServer, env: &Env, spec: MessageSpec<'_>) -> U
         .first(&mut conn)
         .await
         .unwrap();
+    let snapshot = step_snapshot(&mut conn, &step).await;
+    let step_snapshot_id = store_snapshot(&mut conn, snapshot).await;
     let earlier_jobs: i64 =
         jobs::table.filter(jobs::notification_id.eq(notification_id)).count().get_result(&mut conn).await.unwrap();
     diesel::insert_into(jobs::table)
@@ -279,7 +294,7 @@ pub async fn message(server: &TestServer, env: &Env, spec: MessageSpec<'_>) -> U
             jobs::type_.eq(spec.channel),
             jobs::position.eq(earlier_jobs as i32 + 1),
             jobs::status.eq("completed"),
-            jobs::step.eq(step_snapshot(&mut conn, &step).await),
+            jobs::step_snapshot_id.eq(step_snapshot_id),
             jobs::transaction_id.eq(spec.transaction_id),
         ))
         .execute(&mut conn)

@@ -20,7 +20,7 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::db::schema::{execution_details, jobs, notifications};
+use crate::db::schema::{execution_details, jobs, notifications, step_snapshots};
 use crate::domain::subscribers::Subscriber;
 use crate::domain::tenancy::Tenant;
 use crate::domain::workflows::StoredWorkflow;
@@ -64,7 +64,8 @@ pub struct ActivityJobRow {
     pub provider_id: String,
     pub payload: Value,
     pub overrides: Value,
-    /// The API's `JobStep` JSON plus engine keys (see docs/engine.md).
+    /// The API's `JobStep` JSON plus engine keys (see docs/engine.md), from the job's snapshot row.
+    #[diesel(select_expression = step_snapshots::step)]
     pub step: Value,
     /// The API's `DigestMetadata` JSON (digest jobs).
     pub digest: Option<Value>,

@@ -18,11 +18,28 @@ use crate::db::request::Connection;
 use crate::db::DbPool;
 use crate::domain::tenancy::Tenant;
 use crate::error::{AppError, AppResult};
+use crate::workflow::{SharedSnapshot, StepSnapshot};
+
+/// A live workflow as its triggers run it: the definition, and the snapshot of each of its steps,
+/// taken once per cached definition instead of once per trigger.
+#[derive(Debug)]
+pub struct CachedWorkflow {
+    pub stored: StoredWorkflow,
+    /// One per step of `stored.steps`, in the same order.
+    pub snapshots: Vec<SharedSnapshot>,
+}
+
+impl From<StoredWorkflow> for CachedWorkflow {
+    fn from(stored: StoredWorkflow) -> Self {
+        let snapshots = stored.steps.iter().map(|step| SharedSnapshot::of(StepSnapshot::from(step))).collect();
+        Self { stored, snapshots }
+    }
+}
 
 /// A definition and the generation it was read under.
 struct Entry {
     generation: u64,
-    workflow: Arc<StoredWorkflow>,
+    workflow: Arc<CachedWorkflow>,
 }
 
 /// The live workflows looked up by (environment, reference as the trigger named it).
@@ -55,7 +72,7 @@ impl WorkflowCache {
     /// The live workflow named by identifier, `_id` or slug; a database read only on a miss, shared by
     /// the concurrent lookups of one reference. Unknown workflows are not cached (a create must be
     /// seen at once).
-    pub async fn find(&self, pool: &DbPool, tenant: Tenant, reference: &str) -> AppResult<Arc<StoredWorkflow>> {
+    pub async fn find(&self, pool: &DbPool, tenant: Tenant, reference: &str) -> AppResult<Arc<CachedWorkflow>> {
         let key = (tenant.environment_id, reference.to_string());
         loop {
             let generation = self.generation.load(Ordering::Acquire);
@@ -67,7 +84,7 @@ impl WorkflowCache {
                     // their transaction sees the committed definition.
                     let mut conn = Connection::free_of_request_or(pool).await?;
                     let workflow = find_workflow(&mut conn, tenant, reference).await?;
-                    Ok::<_, AppError>(Arc::new(Entry { generation, workflow: Arc::new(workflow) }))
+                    Ok::<_, AppError>(Arc::new(Entry { generation, workflow: Arc::new(workflow.into()) }))
                 })
                 .await
                 .map_err(AppError::from_shared)?;

@@ -15,7 +15,7 @@ mod store;
 mod validate;
 pub mod variables;
 
-pub use cache::WorkflowCache;
+pub use cache::{CachedWorkflow, WorkflowCache};
 pub use store::{
     delete_workflow, find_row, find_workflow, list_workflows, workflows_by_ids, WorkflowPage, WorkflowQuery,
 };

@@ -1,5 +1,7 @@
 //! The job table as the engine uses it. Kinds, statuses and the step snapshot are the workflow
-//! model's types (`crate::workflow`).
+//! model's types (`crate::workflow`); a job names its snapshot, which [`snapshots`] reads.
+
+pub mod snapshots;
 
 use std::collections::HashSet;
 
@@ -10,7 +12,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::db::schema::jobs;
-use crate::workflow::{JobKind, JobStatus, StepSnapshot};
+use crate::workflow::{JobKind, JobStatus};
 
 /// `run_at` of a job waiting for its predecessor: never due until the predecessor queues it.
 pub fn waiting_run_at() -> DateTime<Utc> {
@@ -39,7 +41,6 @@ pub struct Job {
     pub provider_id: String,
     pub payload: Value,
     pub overrides: Value,
-    pub step: StepSnapshot,
     pub digest: Option<Value>,
     pub digest_key: Option<String>,
     pub digested_into_job_id: Option<Uuid>,
@@ -52,6 +53,8 @@ pub struct Job {
     /// The triggering request's W3C `traceparent` (`None` when tracing was off), inherited by every job
     /// of the trigger.
     pub traceparent: Option<String>,
+    /// The snapshot of the step the job runs (`step_snapshots`).
+    pub step_snapshot_id: Uuid,
 }
 
 /// Which of `ids` are still running under `owner`'s lease, locked until the transaction ends: only

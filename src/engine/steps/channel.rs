@@ -57,7 +57,7 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel)
     let subscriber = input.subscriber();
     let (mut recipient, entry) = destination_of(subscriber, channel, integration);
     recipient.device_tokens.retain(|token| !device_answers::finished(job, token));
-    let content = match content::render(channel.step_kind(), job.step.controls(), &input.render_context()) {
+    let content = match content::render(channel.step_kind(), input.step().controls(), &input.render_context()) {
         Ok(content) => content,
         Err(error) => {
             let detail = format!("The message could not be rendered: {error}");

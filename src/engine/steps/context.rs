@@ -1,6 +1,7 @@
 //! Everything a claimed batch needs to run, loaded in one query per table for the whole batch.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
@@ -8,11 +9,12 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use crate::crypto::CredentialCipher;
-use crate::db::schema::{jobs, notifications, subscribers, tenants, workflows};
+use crate::db::schema::{jobs, notifications, step_snapshots, subscribers, tenants, workflows};
 use crate::domain::integrations::{active_integrations_in, Integration};
 use crate::domain::preferences::{delivery_preferences, DeliveryPreferences};
 use crate::domain::subscribers::Subscriber;
 use crate::domain::workflows::WorkflowRow;
+use crate::engine::jobs::snapshots::SnapshotCache;
 use crate::engine::jobs::Job;
 use crate::error::AppResult;
 use crate::workflow::{JobKind, JobStatus, StepKind, StepSnapshot};
@@ -44,6 +46,8 @@ pub struct StepResult {
 /// The context of one batch.
 #[derive(Debug, Default)]
 pub struct BatchContext {
+    /// The step snapshots of the batch's jobs, by id.
+    pub steps: HashMap<Uuid, Arc<StepSnapshot>>,
     pub notifications: HashMap<Uuid, NotificationFacts>,
     pub subscribers: HashMap<Uuid, Subscriber>,
     pub tenants: HashMap<Uuid, Value>,
@@ -60,7 +64,13 @@ pub struct BatchContext {
 }
 
 impl BatchContext {
-    pub async fn load(conn: &mut AsyncPgConnection, cipher: &CredentialCipher, batch: &[Job]) -> AppResult<Self> {
+    pub async fn load(
+        conn: &mut AsyncPgConnection,
+        cipher: &CredentialCipher,
+        snapshots: &SnapshotCache,
+        batch: &[Job],
+    ) -> AppResult<Self> {
+        let steps = snapshots.get_all(conn, batch.iter().map(|job| job.step_snapshot_id)).await?;
         let notification_ids: Vec<Uuid> = batch.iter().map(|job| job.notification_id).collect();
         let notifications: Vec<NotificationFacts> = notifications::table
             .filter(notifications::id.eq_any(&notification_ids))
@@ -95,7 +105,9 @@ impl BatchContext {
         // Delays and digests that extend to the subscriber's schedule read it too.
         let pairs: Vec<(Uuid, Uuid)> = batch
             .iter()
-            .filter(|job| is_channel(job) || job.step.extends_to_schedule())
+            .filter(|job| {
+                is_channel(job) || steps.get(&job.step_snapshot_id).is_some_and(|step| step.extends_to_schedule())
+            })
             .map(|job| (job.subscriber_id, job.workflow_id))
             .collect();
         let preferences = if pairs.is_empty() { HashMap::new() } else { delivery_preferences(conn, &pairs).await? };
@@ -132,6 +144,7 @@ impl BatchContext {
         let digest_events =
             if closing.is_empty() { HashMap::new() } else { load_digest_events(conn, &closing).await? };
         Ok(Self {
+            steps,
             notifications: notifications.into_iter().map(|n| (n.id, n)).collect(),
             subscribers: subscribers.into_iter().map(|s| (s.id, s)).collect(),
             tenants: tenants
@@ -153,10 +166,11 @@ async fn load_results(
     notification_ids: &[Uuid],
 ) -> AppResult<HashMap<Uuid, Vec<StepResult>>> {
     let rows: Vec<(Uuid, i32, JobKind, JobStatus, StepSnapshot, Option<Value>)> = jobs::table
+        .inner_join(step_snapshots::table.on(step_snapshots::id.eq(jobs::step_snapshot_id)))
         .filter(jobs::notification_id.eq_any(notification_ids))
         .filter(jobs::position.gt(0))
         .order((jobs::notification_id, jobs::position))
-        .select((jobs::notification_id, jobs::position, jobs::type_, jobs::status, jobs::step, jobs::result))
+        .select((jobs::notification_id, jobs::position, jobs::type_, jobs::status, step_snapshots::step, jobs::result))
         .load(conn)
         .await?;
     let mut results: HashMap<Uuid, Vec<StepResult>> = HashMap::new();

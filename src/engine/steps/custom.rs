@@ -24,7 +24,7 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
         return *outcome;
     }
     let context = input.render_context();
-    let controls: CustomControls = match render_controls(job.step.controls(), &context) {
+    let controls: CustomControls = match render_controls(input.step().controls(), &context) {
         Ok(rendered) => read(&rendered),
         Err(error) => return fail(input, format!("The step's url or headers could not be rendered: {error}")),
     };
@@ -53,7 +53,7 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
     let body = json!({
         "transactionId": job.transaction_id,
         "workflowId": input.workflow().map(|workflow| workflow.identifier.clone()),
-        "stepId": job.step.step_id(),
+        "stepId": input.step().step_id(),
         "payload": context.payload,
         "subscriber": context.subscriber,
         "actor": context.actor,

@@ -30,7 +30,7 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
     if let Err(outcome) = input.check_filters() {
         return *outcome;
     }
-    let controls: DelayControls = read(job.step.controls());
+    let controls: DelayControls = read(input.step().controls());
     let timezone = input.timezone();
     let end = if controls.is_scheduled() {
         match scheduled_end(&controls, &job.payload) {
@@ -54,7 +54,7 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
         // The trigger's `overrides.delay` wins over the step's controls.
         let (span, given) = match job.overrides.get("delay").filter(|delay| delay.is_object()) {
             Some(spec) => (TimeSpan::read(spec), spec.clone()),
-            None => (controls.span(), job.step.controls().clone()),
+            None => (controls.span(), input.step().controls().clone()),
         };
         match span.and_then(|span| span.end_after(input.now, timezone)) {
             Some(end) => end,

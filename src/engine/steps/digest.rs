@@ -35,7 +35,7 @@ pub fn window_opened(result: Option<&Value>) -> bool {
 
 pub fn run(input: &StepInput<'_>) -> Outcome {
     let job = input.job;
-    let controls: DigestControls = read(job.step.controls());
+    let controls: DigestControls = read(input.step().controls());
     if window_opened(job.result.as_ref()) {
         return close_window(input, &controls);
     }
@@ -48,7 +48,8 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
     };
     let timezone = input.timezone();
     let Some(end) = rule.window_end(input.now, timezone) else {
-        let reason = format!("The digest window cannot be computed from the step's controls {}", job.step.controls());
+        let reason =
+            format!("The digest window cannot be computed from the step's controls {}", input.step().controls());
         return Outcome::failed_because(job, DetailSource::Internal, reason);
     };
     let recent_since = if controls.form() == DigestType::Backoff {
@@ -58,7 +59,7 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
             None => {
                 let reason = format!(
                     "A backoff digest needs a lookBackWindow with an amount and a unit, got {}",
-                    job.step.controls()
+                    input.step().controls()
                 );
                 return Outcome::failed_because(job, DetailSource::Internal, reason);
             }

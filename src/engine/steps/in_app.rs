@@ -13,7 +13,7 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
     if let Err(outcome) = input.check_filters().and_then(|()| input.check_preferences(StepKind::InApp.as_str())) {
         return *outcome;
     }
-    let content = match content::render(StepKind::InApp, job.step.controls(), &input.render_context()) {
+    let content = match content::render(StepKind::InApp, input.step().controls(), &input.render_context()) {
         Ok(content) => content,
         Err(error) => {
             let detail = format!("The message could not be rendered: {error}");

@@ -64,7 +64,7 @@ fn candidates<'a>(input: &StepInput<'a>, channel: Channel) -> Result<Vec<&'a Int
         .filter(|integration| integration.row.environment_id == job.environment_id)
         .filter(|integration| integration.row.channel == channel.as_str())
         .collect();
-    let named = job.overrides["steps"][job.step.step_id()]["integrationIdentifier"]
+    let named = job.overrides["steps"][input.step().step_id()]["integrationIdentifier"]
         .as_str()
         .or_else(|| job.overrides[channel.as_str()]["integrationIdentifier"].as_str());
     if let Some(identifier) = named {

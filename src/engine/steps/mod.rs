@@ -30,7 +30,7 @@ use crate::domain::preferences::{resolve_channel, PreferenceSource, WorkflowDefa
 use crate::domain::subscribers::{DeadDestination, Subscriber};
 use crate::domain::workflows::WorkflowRow;
 use crate::workflow::filters::{step_passes, FilterContext};
-use crate::workflow::{JobKind, JobStatus, StepKind};
+use crate::workflow::{JobKind, JobStatus, StepKind, StepSnapshot};
 use context::{subscriber_view, BatchContext};
 use message::{MessageUpdate, NewMessage};
 
@@ -109,11 +109,11 @@ impl Outcome {
         Self::new(job, JobStatus::Completed)
     }
 
-    /// A failed step; the rest of the notification is canceled when the step says `shouldStopOnFail`.
+    /// A failed step; the rest of the notification is canceled when the step says `shouldStopOnFail`
+    /// (see [`run_job`]).
     pub fn failed(job: &Job, error: impl Into<String>) -> Self {
         let mut outcome = Self::new(job, JobStatus::Failed);
         outcome.error = Some(error.into());
-        outcome.stop_following = job.step.should_stop_on_fail;
         outcome
     }
 
@@ -168,6 +168,11 @@ pub struct StepInput<'a> {
 }
 
 impl<'a> StepInput<'a> {
+    /// The snapshot of the job's step. [`run_job`] runs a step only when its batch has it.
+    fn step(&self) -> &'a StepSnapshot {
+        &self.batch.steps[&self.job.step_snapshot_id]
+    }
+
     fn subscriber(&self) -> Option<&'a Subscriber> {
         self.batch.subscribers.get(&self.job.subscriber_id)
     }
@@ -224,7 +229,8 @@ impl<'a> StepInput<'a> {
     fn check_filters(&self) -> Result<(), Box<Outcome>> {
         let job = self.job;
         let subscriber = self.subscriber().map_or(Value::Null, subscriber_view);
-        let outcome = step_passes(&job.step.filters, &FilterContext { subscriber: &subscriber, payload: &job.payload });
+        let context = FilterContext { subscriber: &subscriber, payload: &job.payload };
+        let outcome = step_passes(&self.step().filters, &context);
         if outcome.passed {
             return Ok(());
         }
@@ -275,8 +281,20 @@ impl<'a> StepInput<'a> {
 }
 
 /// Runs one claimed job; `previous_status` is the status it was claimed from (`running`: its previous
-/// run did not finish; `delayed`: its delay is over).
+/// run did not finish; `delayed`: its delay is over). A failed step stops the rest of its notification
+/// when its step says `shouldStopOnFail`, whatever failed it.
 pub async fn run_job(shared: &WorkerShared, input: StepInput<'_>, previous_status: JobStatus) -> Outcome {
+    let job = input.job;
+    let Some(step) = input.batch.steps.get(&job.step_snapshot_id) else {
+        let detail = format!("The snapshot of the job's step ({}) is missing", job.step_snapshot_id);
+        return Outcome::failed_because(job, DetailSource::Internal, detail);
+    };
+    let mut outcome = run_step(shared, input, previous_status).await;
+    outcome.stop_following |= outcome.status == JobStatus::Failed && step.should_stop_on_fail;
+    outcome
+}
+
+async fn run_step(shared: &WorkerShared, input: StepInput<'_>, previous_status: JobStatus) -> Outcome {
     let job = input.job;
     let resumed = previous_status == JobStatus::Running;
     if job.attempts > job.max_attempts {

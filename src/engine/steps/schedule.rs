@@ -55,7 +55,7 @@ impl<'a> StepInput<'a> {
     }
 
     fn fit(&self, end: DateTime<Utc>) -> Fit {
-        if !self.job.step.extends_to_schedule() {
+        if !self.step().extends_to_schedule() {
             return Fit::Keep;
         }
         let Some((schedule, timezone)) = self.schedule() else { return Fit::Keep };

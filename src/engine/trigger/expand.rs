@@ -1,16 +1,17 @@
 //! The notifications and jobs of many recipients of a few triggers, built by the
 //! database from each trigger's [`EventTemplate`]. A recipient's own values travel once per row (its
 //! ids, its subscriber, its `to`); what every recipient of a trigger shares (payload, overrides, step
-//! snapshots, tags…) travels once per trigger, and each row reads it by subscript,
+//! snapshot ids, tags…) travels once per trigger, and each row reads it by subscript,
 //! `(shared array)[row's template]`. Bound on every row, the shared values were cloned and serialized
 //! per row by Herald and parsed per row by PostgreSQL: a third of the time of storing a 1,000-recipient
 //! trigger (92 ms before, 63 after) and half of a topic page's (docs/performance.md).
 //!
 //! A subscript walks a variable-length array from its start, so a row's read costs its template's
 //! index: nothing for a fan-out page or a wide trigger (one template), a few microseconds for a batch
-//! of single-recipient triggers (one template each, at most a batch's 2,000).
+//! of single-recipient triggers (one template each, at most a batch's 2,000). The step snapshots
+//! themselves travel once per statement, each distinct one once, into `step_snapshots`.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use diesel::pg::Pg;
@@ -235,9 +236,12 @@ struct JobRows<'a> {
     traceparent: Vec<Option<&'a str>>,
     kind: Vec<&'a str>,
     step_id: Vec<Option<Uuid>>,
-    step: Vec<&'a StepSnapshot>,
+    step_snapshot_id: Vec<Uuid>,
     digest_key: Vec<Option<&'a str>>,
     waiting_run_at: DateTime<Utc>,
+    /// The distinct snapshots of the templates' jobs, by id in ascending order (so that batches
+    /// storing the same new snapshots wait for each other in one order, never in a cycle).
+    snapshots: (Vec<Uuid>, Vec<&'a StepSnapshot>),
 }
 
 impl<'a> JobRows<'a> {
@@ -261,13 +265,14 @@ impl<'a> JobRows<'a> {
             traceparent: templates.iter().map(|template| template.traceparent.as_deref()).collect(),
             kind: templates.iter().flat_map(|template| &template.jobs).map(|job| job.kind.as_str()).collect(),
             step_id: templates.iter().flat_map(|template| &template.jobs).map(|job| job.step_id).collect(),
-            step: templates.iter().flat_map(|template| &template.jobs).map(|job| &job.step).collect(),
+            step_snapshot_id: templates.iter().flat_map(|template| &template.jobs).map(|job| job.step.id).collect(),
             digest_key: templates
                 .iter()
                 .flat_map(|template| &template.jobs)
                 .map(|job| job.digest_key.as_deref())
                 .collect(),
             waiting_run_at: jobs::waiting_run_at(),
+            snapshots: distinct_snapshots(templates),
         };
         for recipient in recipients {
             let index = recipient.template as usize - 1;
@@ -284,17 +289,28 @@ impl<'a> JobRows<'a> {
     }
 }
 
+/// The snapshots of `templates`' jobs, each once, ordered by id.
+fn distinct_snapshots<'a>(templates: &[&'a EventTemplate]) -> (Vec<Uuid>, Vec<&'a StepSnapshot>) {
+    let by_id: BTreeMap<Uuid, &StepSnapshot> =
+        templates.iter().flat_map(|template| &template.jobs).map(|job| (job.step.id, &*job.step.step)).collect();
+    by_id.into_iter().unzip()
+}
+
 static_query_id!(JobRows);
 
 impl QueryFragment<Pg> for JobRows<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         const AT: &str = "r.template";
         const STEP: &str = "r.template_job";
+        // The snapshots first, in the same statement: a row that is already there is left alone.
+        out.push_sql("WITH snapshots AS (INSERT INTO step_snapshots (id, step) SELECT * FROM unnest(");
+        bind_arrays!(out; SqlUuid: self.snapshots.0, Jsonb: self.snapshots.1);
+        out.push_sql(") ON CONFLICT (id) DO NOTHING) ");
         out.push_sql("INSERT INTO jobs (id, notification_id, subscriber_id, position, ");
         out.push_sql(Shared::COLUMNS);
         out.push_sql(
             ", status, run_at, attempts, max_attempts, provider_id, schedule_extensions_count, traceparent, type, \
-             step_id, step, digest_key) SELECT r.id, r.notification_id, r.subscriber_id, r.position, ",
+             step_id, step_snapshot_id, digest_key) SELECT r.id, r.notification_id, r.subscriber_id, r.position, ",
         );
         self.shared.push_values(&mut out, AT)?;
         out.push_sql(", CASE r.position WHEN ");
@@ -320,7 +336,7 @@ impl QueryFragment<Pg> for JobRows<'_> {
         out.push_sql(", ");
         push_subscripted::<Array<Nullable<SqlUuid>>, _>(&mut out, &self.step_id, STEP)?;
         out.push_sql(", ");
-        push_subscripted::<Array<Jsonb>, _>(&mut out, &self.step, STEP)?;
+        push_subscripted::<Array<SqlUuid>, _>(&mut out, &self.step_snapshot_id, STEP)?;
         out.push_sql(", ");
         push_subscripted::<Array<Nullable<Text>>, _>(&mut out, &self.digest_key, STEP)?;
         out.push_sql(" FROM unnest(");

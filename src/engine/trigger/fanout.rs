@@ -18,7 +18,7 @@ use super::request::Recipient;
 use super::PreparedTrigger;
 use crate::engine::steps::digest_key_value;
 use crate::workflow::controls::{read, DigestControls};
-use crate::workflow::{JobKind, StepKind, StepSnapshot};
+use crate::workflow::{JobKind, SharedSnapshot, StepKind};
 
 /// Internal subscriber ids by (environment, subscriberId), as the batch's upsert returned them.
 pub type SubscriberIds = HashMap<(Uuid, String), Uuid>;
@@ -59,27 +59,29 @@ pub struct JobTemplate {
     /// `JobKind` by its stored spelling.
     pub kind: String,
     pub step_id: Option<Uuid>,
-    pub step: StepSnapshot,
+    pub step: SharedSnapshot,
     pub digest_key: Option<String>,
 }
 
 impl EventTemplate {
     /// The template of `trigger`, whose actor (if any) and tenant have these internal ids.
     pub fn of(trigger: &PreparedTrigger, actor_subscriber_id: Option<Uuid>, tenant_id: Option<Uuid>) -> Self {
-        let workflow = &trigger.workflow.workflow;
-        let steps: Vec<_> = trigger.workflow.steps.iter().filter(|step| step.active).collect();
+        let workflow = &trigger.workflow.stored.workflow;
+        let steps: Vec<_> = (trigger.workflow.stored.steps.iter().zip(&trigger.workflow.snapshots))
+            .filter(|(step, _)| step.active)
+            .collect();
         let mut channels = vec![JobKind::Trigger.as_str().to_string()];
-        for step in &steps {
+        for (step, _) in &steps {
             if !channels.iter().any(|channel| channel == step.kind.as_str()) {
                 channels.push(step.kind.as_str().to_string());
             }
         }
         let jobs = steps
             .iter()
-            .map(|step| JobTemplate {
+            .map(|(step, snapshot)| JobTemplate {
                 kind: JobKind::Step(step.kind).as_str().to_string(),
                 step_id: Some(step.id),
-                step: StepSnapshot::from(*step),
+                step: (*snapshot).clone(),
                 // Known now, so a backoff digest sees every event of its key triggered before it.
                 digest_key: (step.kind == StepKind::Digest)
                     .then(|| digest_key_value(&read::<DigestControls>(&step.control_values), &trigger.payload)),
@@ -141,6 +143,7 @@ fn recipient_as_sent(to: &[Recipient], subscriber_id: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workflow::StepSnapshot;
 
     #[test]
     fn a_template_stored_with_its_trigger_job_is_read_with_its_steps_only() {

@@ -134,7 +134,7 @@ impl Ingest {
         };
         if outcome.acknowledged() {
             let flushing = self.flushing.clone();
-            let workflow_id = trigger.workflow.workflow.id;
+            let workflow_id = trigger.workflow.stored.workflow.id;
             request::after_commit(async move {
                 wake_for(&flushing.wakeup, [&trigger]);
                 record_last_triggered(&flushing, HashSet::from([workflow_id]), trigger.now).await;
@@ -221,7 +221,8 @@ async fn answer(flushing: &Flushing, batch: Vec<Pending>, stored: AppResult<Vec<
                 .collect();
             if !stored.is_empty() {
                 wake_for(&flushing.wakeup, stored.iter().copied());
-                let processed: HashSet<Uuid> = stored.iter().map(|trigger| trigger.workflow.workflow.id).collect();
+                let processed: HashSet<Uuid> =
+                    stored.iter().map(|trigger| trigger.workflow.stored.workflow.id).collect();
                 let now = batch.iter().map(|pending| pending.trigger.now).max().expect("a batch is never empty");
                 record_last_triggered(flushing, processed, now).await;
             }

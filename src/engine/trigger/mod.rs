@@ -28,7 +28,7 @@ use super::EngineContext;
 use crate::db::schema::{jobs as jobs_table, notifications};
 use crate::db::DbPool;
 use crate::domain::tenancy::Tenant;
-use crate::domain::workflows::StoredWorkflow;
+use crate::domain::workflows::{CachedWorkflow, StoredWorkflow};
 use crate::error::{AppError, AppResult};
 use crate::telemetry;
 use crate::workflow::{JobKind, JobStatus, StepKind};
@@ -93,7 +93,7 @@ impl TriggerOutcome {
 pub struct PreparedTrigger {
     tenant: Tenant,
     transaction_id: String,
-    workflow: Arc<StoredWorkflow>,
+    workflow: Arc<CachedWorkflow>,
     payload: Value,
     overrides: Value,
     /// One per subscriberId, in the order of `to`.
@@ -168,11 +168,11 @@ async fn check(pool: &DbPool, engine: &EngineContext, tenant: Tenant, request: T
         Err(AppError::NotFound(_)) => return Err(AppError::Unprocessable("workflow_not_found".into())),
         Err(other) => return Err(other),
     };
-    if let Some(status) = refusal(&workflow) {
+    if let Some(status) = refusal(&workflow.stored) {
         return Ok(Checked::Refused(TriggerOutcome::refused(status, transaction_id, None)));
     }
     let TriggerRequest { payload, overrides, to, actor, tenant: tenant_reference, exclude, .. } = request;
-    let payload = match (&workflow.workflow.payload_schema, workflow.workflow.validate_payload) {
+    let payload = match (&workflow.stored.workflow.payload_schema, workflow.stored.workflow.validate_payload) {
         (Some(schema), true) => payload::validate_payload(schema, payload)?,
         _ => payload,
     };

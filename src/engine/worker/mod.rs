@@ -156,7 +156,7 @@ async fn run_in_database(
         job.attempts += 1;
         shared.engine.metrics.job(job.kind.as_str(), "claimed");
     }
-    let batch = BatchContext::load(conn, &shared.cipher, &jobs).await?;
+    let batch = BatchContext::load(conn, &shared.cipher, &shared.snapshots, &jobs).await?;
     let mut outcomes = Vec::with_capacity(jobs.len());
     for (job, previous_status) in jobs.iter().zip(previous_statuses) {
         let input = StepInput { job, batch: &batch, now };
@@ -204,7 +204,7 @@ async fn run_claimed(
     let batch = {
         let mut conn = shared.pool.get().await?;
         let jobs: Vec<_> = claimed.iter().map(|claimed| claimed.job.clone()).collect();
-        BatchContext::load(&mut conn, &shared.cipher, &jobs).await?
+        BatchContext::load(&mut conn, &shared.cipher, &shared.snapshots, &jobs).await?
     };
     // No connection is held while steps run: provider calls may take seconds. The steps of a batch run
     // concurrently (a for loop, not a closure: spawned futures cannot hold a closure over borrowed jobs).

@@ -18,5 +18,6 @@ mod push_providers;
 pub mod receiver;
 mod retention;
 mod schedule;
+mod snapshots;
 mod trigger;
 mod wake;
