@@ -6,7 +6,8 @@
 # PostgreSQL's CPU per trigger delivered, WAL bytes per trigger (deterministic: the figure to trust on
 # a noisy machine) and Herald's RSS after the run.
 # Usage: scripts/bench-compare.sh BUILD_A BUILD_B [rounds]   (herald binaries; rounds default 2)
-#   BENCH_WARM_UP=0 skips the warm-up and ANALYZE (a first run on empty tables).
+#   BENCH_WARM_UP=0 skips the warm-up and ANALYZE (a first run on empty tables); BENCH_PAYLOAD_BYTES=n
+#   pads every trigger's payload with n characters (loadgen --payload-bytes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || {
@@ -14,6 +15,7 @@ cd "$(dirname "$0")/.."
   exit 2
 }
 triggers=20000
+padding=${BENCH_PAYLOAD_BYTES:-0}
 
 run_once() { # herald binary
   (
@@ -23,13 +25,14 @@ run_once() { # herald binary
     loadgen() { "$target/release/loadgen" --url "$url" --json "$@" 2>/dev/null; }
     baseline=$(loadgen --request unauthenticated --concurrency 128 --triggers 50000 | jq .triggers.accepted_per_s)
     if [ "${BENCH_WARM_UP:-1}" = 1 ]; then
-      loadgen --protocol rest --concurrency 128 --triggers 5000 --wait-timeout-secs 600 >/dev/null
+      loadgen --protocol rest --concurrency 128 --triggers 5000 --wait-timeout-secs 600 --payload-bytes "$padding" >/dev/null
       psql -qAt "$database_url" -c "ANALYZE" >/dev/null
     fi
     lsn=$(psql -qAt "$database_url" -c "SELECT pg_current_wal_lsn()")
     herald_before=$(herald_ticks)
     postgres_before=$(postgres_ticks)
-    report=$(loadgen --protocol rest --concurrency 128 --triggers "$triggers" --wait-timeout-secs 600)
+    report=$(loadgen --protocol rest --concurrency 128 --triggers "$triggers" --wait-timeout-secs 600 \
+      --payload-bytes "$padding")
     herald_used=$(($(herald_ticks) - herald_before))
     postgres_used=$(($(postgres_ticks) - postgres_before))
     wal=$(psql -qAt "$database_url" -c "SELECT round(pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn') / $triggers)")

@@ -205,8 +205,6 @@ diesel::table! {
         attempts -> Int4,
         max_attempts -> Int4,
         provider_id -> Text,
-        payload -> Jsonb,
-        overrides -> Jsonb,
         digest -> Nullable<Jsonb>,
         digest_key -> Nullable<Text>,
         digested_into_job_id -> Nullable<Uuid>,

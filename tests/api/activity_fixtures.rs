@@ -193,7 +193,6 @@ pub async fn event(
                 jobs::position.eq(position as i32),
                 jobs::status.eq("completed"),
                 jobs::provider_id.eq(provider),
-                jobs::payload.eq(&payload),
                 jobs::step_snapshot_id.eq(step_snapshot_id),
                 jobs::digest.eq((kind == "digest").then(digest_json)),
                 jobs::schedule_extensions_count.eq(if kind == "digest" { 1 } else { 0 }),

@@ -81,6 +81,11 @@ pub struct Args {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub recipients_per_trigger: u32,
 
+    /// Characters of filler text in each trigger's payload (a `note` field), for payloads of a
+    /// realistic size; none by default.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    pub payload_bytes: u32,
+
     /// Wait until every expected in-app message exists (the default).
     #[arg(long, overrides_with = "no_wait")]
     pub wait_for_messages: bool,

@@ -1,6 +1,7 @@
 //! Sending one trigger over REST or gRPC, and classifying its outcome.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -21,6 +22,8 @@ pub struct TriggerSpec {
     pub recipients: Vec<String>,
     pub transaction_id: String,
     pub n: u64,
+    /// Filler text sent as the payload's `note` (left out when empty).
+    pub note: Arc<str>,
 }
 
 /// Outcome of one trigger request: `Ok` when acknowledged, else the failure kind.
@@ -225,21 +228,27 @@ pub fn rest_body(spec: &TriggerSpec) -> serde_json::Value {
         [one] => serde_json::json!(one),
         many => serde_json::json!(many),
     };
+    let mut payload = serde_json::json!({"loadgen": true, "n": spec.n});
+    if !spec.note.is_empty() {
+        payload["note"] = serde_json::json!(&*spec.note);
+    }
     serde_json::json!({
         "name": spec.workflow,
         "to": to,
-        "payload": {"loadgen": true, "n": spec.n},
+        "payload": payload,
         "transactionId": spec.transaction_id,
     })
 }
 
 /// gRPC request of `spec`.
 pub fn grpc_request(spec: &TriggerSpec) -> TriggerEventRequest {
+    let note = (!spec.note.is_empty()).then(|| ("note".to_owned(), pbjson_types::Value::from(spec.note.to_string())));
     let payload: pbjson_types::Struct = [
         ("loadgen".to_owned(), pbjson_types::Value::from(true)),
         ("n".to_owned(), pbjson_types::Value::from(spec.n as f64)),
     ]
     .into_iter()
+    .chain(note)
     .collect();
     TriggerEventRequest {
         name: spec.workflow.clone(),
@@ -260,6 +269,7 @@ mod tests {
             recipients: recipients.iter().map(|r| r.to_string()).collect(),
             transaction_id: "lg-x-3".into(),
             n: 3,
+            note: "".into(),
         }
     }
 
@@ -271,6 +281,13 @@ mod tests {
             serde_json::json!({"name": "welcome", "to": "loadgen-3", "payload": {"loadgen": true, "n": 3}, "transactionId": "lg-x-3"})
         );
         assert_eq!(rest_body(&spec(&["a", "b"]))["to"], serde_json::json!(["a", "b"]));
+    }
+
+    #[test]
+    fn a_note_pads_the_payload_of_both_protocols() {
+        let padded = TriggerSpec { note: "xxxx".into(), ..spec(&["a"]) };
+        assert_eq!(rest_body(&padded)["payload"], serde_json::json!({"loadgen": true, "n": 3, "note": "xxxx"}));
+        assert_eq!(grpc_request(&padded).payload.unwrap().fields.len(), 3);
     }
 
     #[test]

@@ -69,6 +69,7 @@ async fn run(args: Args) -> anyhow::Result<Report> {
         rate: args.rate,
         recipients_per_trigger: args.recipients_per_trigger,
         subscribers: args.subscribers,
+        note: "x".repeat(args.payload_bytes as usize).into(),
     };
     let setup = Setup {
         run_id: plan.run_id.clone(),

@@ -23,6 +23,8 @@ pub struct Plan {
     pub rate: Option<f64>,
     pub recipients_per_trigger: u32,
     pub subscribers: u64,
+    /// The payload's filler text (empty: none).
+    pub note: Arc<str>,
 }
 
 /// One trigger as sent.
@@ -94,6 +96,7 @@ pub async fn send_all(client: Arc<TriggerClient>, plan: &Plan, progress: bool) -
             recipients: recipients_of(n, plan.recipients_per_trigger, plan.subscribers),
             transaction_id: transaction_id(&plan.run_id, n),
             n,
+            note: plan.note.clone(),
         };
         let (client, results, done) = (client.clone(), results.clone(), done.clone());
         tokio::spawn(async move {

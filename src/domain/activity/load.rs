@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use super::trigger_job::trigger_job;
 use super::{ActivityJob, ActivityJobRow, Event, ExecutionDetailRow, NotificationRow};
-use crate::db::schema::{execution_details, jobs, step_snapshots};
+use crate::db::schema::{execution_details, jobs, notifications, step_snapshots};
 use crate::domain::subscribers::subscribers_by_ids;
 use crate::domain::tenancy::Tenant;
 use crate::domain::workflows::workflows_by_ids;
@@ -40,6 +40,7 @@ pub(super) async fn assemble(
         .collect();
     let job_rows: Vec<ActivityJobRow> = jobs::table
         .inner_join(step_snapshots::table.on(step_snapshots::id.eq(jobs::step_snapshot_id)))
+        .inner_join(notifications::table.on(notifications::id.eq(jobs::notification_id)))
         .filter(jobs::environment_id.eq(environment_id))
         .filter(jobs::notification_id.eq_any(&notification_ids))
         .order((jobs::notification_id, jobs::position))

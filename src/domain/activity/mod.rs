@@ -62,7 +62,10 @@ pub struct ActivityJobRow {
     pub position: i32,
     pub status: String,
     pub provider_id: String,
+    /// The trigger's, from the job's notification.
+    #[diesel(select_expression = notifications::payload)]
     pub payload: Value,
+    #[diesel(select_expression = notifications::overrides)]
     pub overrides: Value,
     /// The API's `JobStep` JSON plus engine keys (see docs/engine.md), from the job's snapshot row.
     #[diesel(select_expression = step_snapshots::step)]

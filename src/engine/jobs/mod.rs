@@ -39,8 +39,6 @@ pub struct Job {
     pub attempts: i32,
     pub max_attempts: i32,
     pub provider_id: String,
-    pub payload: Value,
-    pub overrides: Value,
     pub digest: Option<Value>,
     pub digest_key: Option<String>,
     pub digested_into_job_id: Option<Uuid>,

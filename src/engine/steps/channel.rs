@@ -70,6 +70,8 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel)
         channel: channel.as_str().into(),
         template_identifier,
         actor,
+        payload: input.payload().clone(),
+        overrides: input.overrides().clone(),
         subject: content.subject.clone().filter(|_| channel == Channel::Email),
         content: Some(Value::String(content.body.clone())),
         title: content.subject.clone().filter(|_| channel == Channel::Push),
@@ -143,8 +145,8 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel)
         sender_name: content.sender_name,
         workflow_identifier: input.workflow().map(|workflow| workflow.identifier.clone()),
         subscriber_id: subscriber.map(|subscriber| subscriber.subscriber_id.clone()).unwrap_or_default(),
-        payload: job.payload.clone(),
-        overrides: job.overrides.clone(),
+        payload: input.payload().clone(),
+        overrides: input.overrides().clone(),
         status_callback_url: shared
             .settings
             .public_url

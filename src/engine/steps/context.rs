@@ -31,6 +31,9 @@ pub struct NotificationFacts {
     pub critical: bool,
     /// The job types the notification has: whether it has a digest step.
     pub channels: Vec<String>,
+    /// The trigger's payload and overrides, which its jobs run with.
+    pub payload: Value,
+    pub overrides: Value,
 }
 
 /// A finished step of the same notification, as later steps (a custom step) see it.
@@ -208,9 +211,10 @@ async fn load_digest_events(
     window_job_ids: &[Uuid],
 ) -> AppResult<HashMap<Uuid, Vec<Value>>> {
     let rows: Vec<(Uuid, Option<Uuid>, Value)> = jobs::table
+        .inner_join(notifications::table.on(notifications::id.eq(jobs::notification_id)))
         .filter(jobs::id.eq_any(window_job_ids).or(jobs::digested_into_job_id.eq_any(window_job_ids)))
         .order((jobs::created_at, jobs::id))
-        .select((jobs::id, jobs::digested_into_job_id, jobs::payload))
+        .select((jobs::id, jobs::digested_into_job_id, notifications::payload))
         .load(conn)
         .await?;
     let mut events: HashMap<Uuid, Vec<Value>> = HashMap::new();

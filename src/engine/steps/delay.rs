@@ -33,7 +33,7 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
     let controls: DelayControls = read(input.step().controls());
     let timezone = input.timezone();
     let end = if controls.is_scheduled() {
-        match scheduled_end(&controls, &job.payload) {
+        match scheduled_end(&controls, input.payload()) {
             Ok(end) if end <= input.now => {
                 let detail = format!("The scheduled time {} is in the past; continuing at once", instant_text(end));
                 return Outcome::completed(job).detail(Detail::new(
@@ -52,7 +52,7 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
         }
     } else {
         // The trigger's `overrides.delay` wins over the step's controls.
-        let (span, given) = match job.overrides.get("delay").filter(|delay| delay.is_object()) {
+        let (span, given) = match input.overrides().get("delay").filter(|delay| delay.is_object()) {
             Some(spec) => (TimeSpan::read(spec), spec.clone()),
             None => (controls.span(), input.step().controls().clone()),
         };

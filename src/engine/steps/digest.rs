@@ -67,14 +67,14 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
     } else {
         None
     };
-    let key = key_value(&controls, &job.payload);
+    let key = key_value(&controls, input.payload());
     let mut outcome = Outcome::park(job, JobStatus::Delayed, end).detail(Detail::internal(
         job,
         DetailStatus::Pending,
         format!("Digest window opened until {}", instant_text(end)),
     ));
     outcome.result = Some(json!({ WINDOW_END: end }));
-    outcome.digest = Some(metadata(&controls, &rule, vec![job.payload.clone()]));
+    outcome.digest = Some(metadata(&controls, &rule, vec![input.payload().clone()]));
     outcome.digest_key = Some(key.clone());
     outcome.digest_arrival = Some(DigestArrival { key, recent_since });
     input.fit_wait_to_schedule(outcome)
@@ -87,7 +87,7 @@ fn close_window(input: &StepInput<'_>, controls: &DigestControls) -> Outcome {
         Ok(warning) => warning,
         Err(extended) => return *extended,
     };
-    let events = input.batch.digest_events.get(&job.id).cloned().unwrap_or_else(|| vec![job.payload.clone()]);
+    let events = input.batch.digest_events.get(&job.id).cloned().unwrap_or_else(|| vec![input.payload().clone()]);
     let count = events.len();
     let mut outcome = Outcome::completed(job);
     outcome.details.extend(warning);

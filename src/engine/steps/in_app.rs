@@ -43,6 +43,8 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
         channel: StepKind::InApp.as_str().into(),
         template_identifier,
         actor,
+        payload: input.payload().clone(),
+        overrides: input.overrides().clone(),
         subject: content.subject,
         content: Some(serde_json::Value::String(content.body)),
         title: None,

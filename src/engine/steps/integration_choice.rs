@@ -64,9 +64,10 @@ fn candidates<'a>(input: &StepInput<'a>, channel: Channel) -> Result<Vec<&'a Int
         .filter(|integration| integration.row.environment_id == job.environment_id)
         .filter(|integration| integration.row.channel == channel.as_str())
         .collect();
-    let named = job.overrides["steps"][input.step().step_id()]["integrationIdentifier"]
+    let overrides = input.overrides();
+    let named = overrides["steps"][input.step().step_id()]["integrationIdentifier"]
         .as_str()
-        .or_else(|| job.overrides[channel.as_str()]["integrationIdentifier"].as_str());
+        .or_else(|| overrides[channel.as_str()]["integrationIdentifier"].as_str());
     if let Some(identifier) = named {
         let integration = of_channel.into_iter().find(|integration| integration.row.identifier == identifier);
         return integration.map(|integration| vec![integration]).ok_or_else(|| {
@@ -86,7 +87,7 @@ fn candidates<'a>(input: &StepInput<'a>, channel: Channel) -> Result<Vec<&'a Int
     } else {
         input.subscriber().map_or(Value::Null, subscriber_view)
     };
-    let context = FilterContext { subscriber: &subscriber, payload: &job.payload };
+    let context = FilterContext { subscriber: &subscriber, payload: input.payload() };
     let mut matching: Vec<&Integration> = of_channel
         .into_iter()
         .filter(|integration| {

@@ -42,6 +42,9 @@ pub struct NewMessage {
     pub template_identifier: Option<String>,
     /// The trigger's actor as templates see it, if it had one.
     pub actor: Option<Value>,
+    /// The trigger's payload and overrides, kept with the message (the messages API shows them).
+    pub payload: Value,
+    pub overrides: Value,
     pub subject: Option<String>,
     pub content: Option<Value>,
     pub title: Option<String>,
@@ -255,8 +258,8 @@ pub fn message_row(job: &Job, message: &NewMessage, now: DateTime<Utc>) -> NewMe
         content: message.content.clone(),
         title: message.title.clone(),
         cta: message.cta.clone(),
-        payload: job.payload.clone(),
-        overrides: job.overrides.clone(),
+        payload: message.payload.clone(),
+        overrides: message.overrides.clone(),
         actor: message.actor.clone(),
         email: message.email.clone(),
         phone: message.phone.clone(),

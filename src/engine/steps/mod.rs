@@ -173,6 +173,17 @@ impl<'a> StepInput<'a> {
         &self.batch.steps[&self.job.step_snapshot_id]
     }
 
+    /// The trigger's payload (`null` when the notification is gone: the retention sweep deletes its jobs
+    /// with it).
+    fn payload(&self) -> &'a Value {
+        self.batch.notifications.get(&self.job.notification_id).map_or(&Value::Null, |n| &n.payload)
+    }
+
+    /// The trigger's overrides (`null` when the notification is gone).
+    fn overrides(&self) -> &'a Value {
+        self.batch.notifications.get(&self.job.notification_id).map_or(&Value::Null, |n| &n.overrides)
+    }
+
     fn subscriber(&self) -> Option<&'a Subscriber> {
         self.batch.subscribers.get(&self.job.subscriber_id)
     }
@@ -217,7 +228,7 @@ impl<'a> StepInput<'a> {
             .cloned()
             .unwrap_or(Value::Null);
         RenderContext {
-            payload: self.job.payload.clone(),
+            payload: self.payload().clone(),
             subscriber: self.subscriber().map_or(Value::Null, subscriber_view),
             actor: self.actor_view(),
             tenant,
@@ -229,7 +240,7 @@ impl<'a> StepInput<'a> {
     fn check_filters(&self) -> Result<(), Box<Outcome>> {
         let job = self.job;
         let subscriber = self.subscriber().map_or(Value::Null, subscriber_view);
-        let context = FilterContext { subscriber: &subscriber, payload: &job.payload };
+        let context = FilterContext { subscriber: &subscriber, payload: self.payload() };
         let outcome = step_passes(&self.step().filters, &context);
         if outcome.passed {
             return Ok(());

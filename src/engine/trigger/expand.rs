@@ -105,14 +105,12 @@ struct Shared<'a> {
     organization_id: Vec<Uuid>,
     workflow_id: Vec<Uuid>,
     transaction_id: Vec<&'a str>,
-    payload: Vec<&'a Value>,
-    overrides: Vec<&'a Value>,
     accepted_at: Vec<DateTime<Utc>>,
 }
 
 impl<'a> Shared<'a> {
     const COLUMNS: &'static str =
-        "environment_id, organization_id, workflow_id, transaction_id, payload, overrides, created_at, updated_at";
+        "environment_id, organization_id, workflow_id, transaction_id, created_at, updated_at";
 
     fn of(templates: &[&'a EventTemplate]) -> Self {
         Self {
@@ -120,8 +118,6 @@ impl<'a> Shared<'a> {
             organization_id: templates.iter().map(|template| template.organization_id).collect(),
             workflow_id: templates.iter().map(|template| template.workflow_id).collect(),
             transaction_id: templates.iter().map(|template| template.transaction_id.as_str()).collect(),
-            payload: templates.iter().map(|template| &template.payload).collect(),
-            overrides: templates.iter().map(|template| &template.overrides).collect(),
             accepted_at: templates.iter().map(|template| template.accepted_at).collect(),
         }
     }
@@ -136,10 +132,6 @@ impl<'a> Shared<'a> {
         out.push_sql(", ");
         push_subscripted::<Array<Text>, _>(out, &self.transaction_id, at)?;
         out.push_sql(", ");
-        push_subscripted::<Array<Jsonb>, _>(out, &self.payload, at)?;
-        out.push_sql(", ");
-        push_subscripted::<Array<Jsonb>, _>(out, &self.overrides, at)?;
-        out.push_sql(", ");
         push_subscripted::<Array<Timestamptz>, _>(out, &self.accepted_at, at)?;
         out.push_sql(", ");
         push_subscripted::<Array<Timestamptz>, _>(out, &self.accepted_at, at)
@@ -153,6 +145,8 @@ struct NotificationRows<'a> {
     subscriber_id: Vec<Uuid>,
     to_recipient: Vec<&'a Value>,
     shared: Shared<'a>,
+    payload: Vec<&'a Value>,
+    overrides: Vec<&'a Value>,
     actor_subscriber_id: Vec<Option<Uuid>>,
     tenant_id: Vec<Option<Uuid>>,
     // A PostgreSQL array has one length for all its elements, so each template's text arrays travel as
@@ -171,6 +165,8 @@ impl<'a> NotificationRows<'a> {
             subscriber_id: recipients.iter().map(|recipient| recipient.subscriber_id).collect(),
             to_recipient: recipients.iter().map(|recipient| &recipient.to_recipient).collect(),
             shared: Shared::of(templates),
+            payload: templates.iter().map(|template| &template.payload).collect(),
+            overrides: templates.iter().map(|template| &template.overrides).collect(),
             actor_subscriber_id: templates.iter().map(|template| template.actor_subscriber_id).collect(),
             tenant_id: templates.iter().map(|template| template.tenant_id).collect(),
             tags: templates.iter().map(|template| Value::from(template.tags.clone())).collect(),
@@ -193,10 +189,14 @@ impl QueryFragment<Pg> for NotificationRows<'_> {
         out.push_sql("INSERT INTO notifications (id, subscriber_id, to_recipient, ");
         out.push_sql(Shared::COLUMNS);
         out.push_sql(
-            ", actor_subscriber_id, tenant_id, tags, channels, severity, critical) \
+            ", payload, overrides, actor_subscriber_id, tenant_id, tags, channels, severity, critical) \
              SELECT r.id, r.subscriber_id, r.to_recipient, ",
         );
         self.shared.push_values(&mut out, AT)?;
+        out.push_sql(", ");
+        push_subscripted::<Array<Jsonb>, _>(&mut out, &self.payload, AT)?;
+        out.push_sql(", ");
+        push_subscripted::<Array<Jsonb>, _>(&mut out, &self.overrides, AT)?;
         out.push_sql(", ");
         push_subscripted::<Array<Nullable<SqlUuid>>, _>(&mut out, &self.actor_subscriber_id, AT)?;
         out.push_sql(", ");
