@@ -221,7 +221,8 @@ impl QueryFragment<Pg> for NotificationRows<'_> {
     }
 }
 
-/// The jobs: per row its ids and position, per template job its step, per template the rest. The first
+/// The jobs: per row its ids and position, per template job its step (kind, ids, snapshot id), per
+/// template the rest (a job reads the trigger's payload and overrides from its notification). The first
 /// step (position 1: the trigger job, position 0, is not stored) is due at once; the later steps wait
 /// for the one before.
 struct JobRows<'a> {
