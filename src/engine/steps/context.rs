@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use crate::crypto::CredentialCipher;
-use crate::db::schema::{jobs, notifications, step_snapshots, subscribers, tenants, workflows};
+use crate::db::schema::{jobs, notifications, subscribers, tenants, workflows};
 use crate::domain::integrations::{active_integrations_in, Integration};
 use crate::domain::preferences::{delivery_preferences, DeliveryPreferences};
 use crate::domain::subscribers::Subscriber;
@@ -132,7 +132,8 @@ impl BatchContext {
             .filter(|job| job.kind == JobKind::Step(StepKind::Custom))
             .map(|job| job.notification_id)
             .collect();
-        let previous_results = if custom.is_empty() { HashMap::new() } else { load_results(conn, &custom).await? };
+        let previous_results =
+            if custom.is_empty() { HashMap::new() } else { load_results(conn, snapshots, &custom).await? };
         let after_digest: Vec<Uuid> = notifications
             .iter()
             .filter(|n| n.channels.iter().any(|channel| channel == StepKind::Digest.as_str()))
@@ -166,20 +167,29 @@ impl BatchContext {
 
 async fn load_results(
     conn: &mut AsyncPgConnection,
+    snapshots: &SnapshotCache,
     notification_ids: &[Uuid],
 ) -> AppResult<HashMap<Uuid, Vec<StepResult>>> {
-    let rows: Vec<(Uuid, i32, JobKind, JobStatus, StepSnapshot, Option<Value>)> = jobs::table
-        .inner_join(step_snapshots::table.on(step_snapshots::id.eq(jobs::step_snapshot_id)))
+    let rows: Vec<(Uuid, i32, JobKind, JobStatus, Uuid, Option<Value>)> = jobs::table
         .filter(jobs::notification_id.eq_any(notification_ids))
         .filter(jobs::position.gt(0))
+        .filter(jobs::result.is_not_null())
         .order((jobs::notification_id, jobs::position))
-        .select((jobs::notification_id, jobs::position, jobs::type_, jobs::status, step_snapshots::step, jobs::result))
+        .select((
+            jobs::notification_id,
+            jobs::position,
+            jobs::type_,
+            jobs::status,
+            jobs::step_snapshot_id,
+            jobs::result,
+        ))
         .load(conn)
         .await?;
+    let steps = snapshots.get_all(conn, rows.iter().map(|row| row.4)).await?;
     let mut results: HashMap<Uuid, Vec<StepResult>> = HashMap::new();
-    for (notification_id, position, kind, status, step, result) in rows {
+    for (notification_id, position, kind, status, step_snapshot_id, result) in rows {
         if let Some(result) = result {
-            let step_id = step.step_id().to_string();
+            let step_id = steps.get(&step_snapshot_id).map(|step| step.step_id().to_string()).unwrap_or_default();
             results.entry(notification_id).or_default().push(StepResult { position, step_id, kind, status, result });
         }
     }

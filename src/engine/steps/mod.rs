@@ -31,7 +31,7 @@ use crate::domain::subscribers::{DeadDestination, Subscriber};
 use crate::domain::workflows::WorkflowRow;
 use crate::workflow::filters::{step_passes, FilterContext};
 use crate::workflow::{JobKind, JobStatus, StepKind, StepSnapshot};
-use context::{subscriber_view, BatchContext};
+use context::{subscriber_view, BatchContext, NotificationFacts};
 use message::{MessageUpdate, NewMessage};
 
 pub use digest::{key_value as digest_key_value, step_context, DigestArrival};
@@ -173,15 +173,19 @@ impl<'a> StepInput<'a> {
         &self.batch.steps[&self.job.step_snapshot_id]
     }
 
-    /// The trigger's payload (`null` when the notification is gone: the retention sweep deletes its jobs
-    /// with it).
+    /// The job's notification; `None` once it is gone (the retention sweep deletes its jobs with it).
+    fn notification(&self) -> Option<&'a NotificationFacts> {
+        self.batch.notifications.get(&self.job.notification_id)
+    }
+
+    /// The trigger's payload (`null` when the notification is gone).
     fn payload(&self) -> &'a Value {
-        self.batch.notifications.get(&self.job.notification_id).map_or(&Value::Null, |n| &n.payload)
+        self.notification().map_or(&Value::Null, |n| &n.payload)
     }
 
     /// The trigger's overrides (`null` when the notification is gone).
     fn overrides(&self) -> &'a Value {
-        self.batch.notifications.get(&self.job.notification_id).map_or(&Value::Null, |n| &n.overrides)
+        self.notification().map_or(&Value::Null, |n| &n.overrides)
     }
 
     fn subscriber(&self) -> Option<&'a Subscriber> {
@@ -194,8 +198,7 @@ impl<'a> StepInput<'a> {
 
     /// Critical notifications skip preferences and the subscriber's schedule.
     fn critical(&self) -> bool {
-        self.batch.notifications.get(&self.job.notification_id).is_some_and(|n| n.critical)
-            || self.workflow().is_some_and(|workflow| workflow.critical)
+        self.notification().is_some_and(|n| n.critical) || self.workflow().is_some_and(|workflow| workflow.critical)
     }
 
     /// The subscriber's timezone; UTC when they have none (or an unknown one).
@@ -210,9 +213,7 @@ impl<'a> StepInput<'a> {
     }
 
     fn actor_view(&self) -> Value {
-        self.batch
-            .notifications
-            .get(&self.job.notification_id)
+        self.notification()
             .and_then(|n| n.actor_subscriber_id)
             .and_then(|id| self.batch.subscribers.get(&id))
             .map_or(Value::Null, subscriber_view)
@@ -220,9 +221,7 @@ impl<'a> StepInput<'a> {
 
     fn render_context(&self) -> RenderContext {
         let tenant = self
-            .batch
-            .notifications
-            .get(&self.job.notification_id)
+            .notification()
             .and_then(|n| n.tenant_id)
             .and_then(|id| self.batch.tenants.get(&id))
             .cloned()
