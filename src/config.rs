@@ -126,6 +126,11 @@ pub struct EngineSettings {
     #[arg(long, env = "HERALD_WORKER_CONCURRENCY", default_value_t = 4, global = true)]
     pub worker_concurrency: usize,
 
+    /// Claiming transactions a process runs at once (each also runs its in-app and delay steps); the
+    /// loops beyond them wait for a turn to claim, while their provider calls run regardless.
+    #[arg(long, env = "HERALD_WORKER_CLAIMS", default_value_t = 2, global = true)]
+    pub worker_claims: usize,
+
     /// Jobs one worker loop claims at once.
     #[arg(long, env = "HERALD_WORKER_BATCH_SIZE", default_value_t = 100, global = true)]
     pub worker_batch_size: i64,

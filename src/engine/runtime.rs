@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use tokio::sync::Semaphore;
+
 use super::jobs::snapshots::SnapshotCache;
 use super::EngineContext;
 use crate::crypto::CredentialCipher;
@@ -15,6 +17,8 @@ use crate::providers::{ProviderSettings, Providers};
 pub struct WorkerSettings {
     /// Batch loops per process.
     pub concurrency: usize,
+    /// Claiming transactions in flight at once, whatever the number of loops.
+    pub claims: usize,
     /// Jobs claimed at once by one loop.
     pub batch_size: i64,
     /// How long a claimed job is held before another worker may take it over.
@@ -33,6 +37,7 @@ impl From<&crate::config::EngineSettings> for WorkerSettings {
     fn from(settings: &crate::config::EngineSettings) -> Self {
         Self {
             concurrency: settings.worker_concurrency,
+            claims: settings.worker_claims,
             batch_size: settings.worker_batch_size,
             lease: Duration::from_secs(settings.job_lease_secs),
             poll_interval: Duration::from_millis(settings.worker_poll_ms),
@@ -48,6 +53,7 @@ impl Default for WorkerSettings {
     fn default() -> Self {
         Self {
             concurrency: 4,
+            claims: 2,
             batch_size: 100,
             lease: Duration::from_secs(60),
             poll_interval: Duration::from_secs(1),
@@ -72,6 +78,8 @@ pub struct WorkerShared {
     pub settings: WorkerSettings,
     /// The step snapshots this process has read.
     pub snapshots: SnapshotCache,
+    /// Turns to claim: one permit per claiming transaction in flight (`WorkerSettings::claims`).
+    pub claim_turns: Semaphore,
 }
 
 impl WorkerShared {
@@ -89,6 +97,7 @@ impl WorkerShared {
                 .build()
                 .expect("the HTTP client builds"),
             owner: format!("{}-{}", std::process::id(), uuid::Uuid::now_v7().simple()),
+            claim_turns: Semaphore::new(settings.claims.max(1)),
             settings,
             snapshots: SnapshotCache::default(),
         }

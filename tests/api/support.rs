@@ -158,6 +158,9 @@ impl TestServer {
         let clock = Clock::system();
         let settings = WorkerSettings {
             concurrency: worker_loops.unwrap_or(1),
+            // One turn to claim for the two loops most tests run: the second loop's wait for its turn
+            // is part of every test.
+            claims: 1,
             batch_size: 50,
             lease: Duration::from_secs(30),
             poll_interval: Duration::from_millis(200),
@@ -203,6 +206,7 @@ impl TestServer {
         let pool = build_pool(&self.database_url, 4).expect("pool");
         let settings = WorkerSettings {
             concurrency: 1,
+            claims: 1,
             batch_size: 50,
             lease: Duration::from_secs(30),
             poll_interval: Duration::from_millis(200),

@@ -109,6 +109,9 @@ struct BatchFailure {
 /// run after the commit, outside any transaction (provider calls may take seconds), and their
 /// outcomes are committed as they finish (at most once: see `steps::delivery`).
 async fn run_batch(shared: &WorkerShared) -> Result<usize, BatchFailure> {
+    // Claims wait for a turn: fewer, larger batches cost PostgreSQL less a job than many small ones
+    // (docs/performance.md). The turn ends with the claiming transaction; leased jobs run without one.
+    let turn = shared.claim_turns.acquire().await.expect("the claim semaphore is never closed");
     let now = shared.engine.clock.now();
     let lease = TimeDelta::from_std(shared.settings.lease).unwrap_or(TimeDelta::seconds(60));
     let lease = BatchLease::new(&shared.owner, now, lease);
@@ -127,6 +130,7 @@ async fn run_batch(shared: &WorkerShared) -> Result<usize, BatchFailure> {
         .await
         .map_err(failed)?;
     drop(conn);
+    drop(turn);
     if let Some(written) = written {
         written.announce(shared);
     }

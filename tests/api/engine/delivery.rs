@@ -313,3 +313,41 @@ async fn a_slow_provider_call_does_not_hold_back_the_rest_of_its_batch() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slow_provider_call_does_not_hold_the_turn_to_claim() {
+    // Two worker loops and one turn to claim (tests/api/support.rs): the loop waiting on the slow chat
+    // answer must have given the turn back, or the in-app step triggered meanwhile waits 8 s for it.
+    let server = TestServer::start().await;
+    let receiver = chat_receiver_with_one_slow_path().await;
+    chat_webhook_workflow(&server).await;
+    create_workflow(&server, "feed", json!([in_app_step()])).await;
+    let slow = trigger_processed(
+        &server,
+        json!({"name": "chat", "to": {"subscriberId": "slow", "channels": [{"providerId": "chat-webhook",
+               "credentials": {"webhookUrl": format!("http://{receiver}/chat/slow")}}]}}),
+    )
+    .await;
+    let started = std::time::Instant::now();
+    let has_chat_job_running =
+        |events: &[Value]| events.first().is_some_and(|event| job(event, "chat")["status"] == "running");
+    while !has_chat_job_running(&events_of(&server, &slow).await) {
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "the slow chat was not claimed");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+
+    let in_app = trigger_processed(&server, json!({"name": "feed", "to": "reader"})).await;
+    while messages_of(&server, &in_app).await.is_empty() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(6),
+            "the in-app step waited for the slow chat's loop to finish"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let slow_events = events_of(&server, &slow).await;
+    assert_eq!(
+        job(&slow_events[0], "chat")["status"],
+        "running",
+        "the slow chat answered already: the test proves nothing"
+    );
+}
