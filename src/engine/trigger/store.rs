@@ -17,7 +17,7 @@ use uuid::Uuid;
 use super::fanout::EventTemplate;
 use super::request::SubscriberInput;
 use crate::db::schema::{topic_fanouts, trigger_transactions, workflows};
-use crate::db::unnest::static_query_id;
+use crate::db::unnest::{bind_arrays, static_query_id};
 use crate::domain::tenancy::Tenant;
 use crate::error::{AppError, AppResult};
 
@@ -37,20 +37,38 @@ pub async fn claim_transaction_ids(
     keys: &[(Uuid, &str)],
     now: DateTime<Utc>,
 ) -> AppResult<HashSet<(Uuid, String)>> {
-    let (environments, transactions): (Vec<Uuid>, Vec<&str>) = keys.iter().copied().unzip();
-    let claimed: Vec<TransactionKey> = diesel::sql_query(
-        "INSERT INTO trigger_transactions (environment_id, transaction_id, created_at)
-         SELECT environment_id, transaction_id, $3 FROM unnest($1::uuid[], $2::text[]) AS k(environment_id, transaction_id)
-         ORDER BY environment_id, transaction_id
-         ON CONFLICT DO NOTHING
-         RETURNING environment_id, transaction_id",
-    )
-    .bind::<Array<SqlUuid>, _>(environments)
-    .bind::<Array<Text>, _>(transactions)
-    .bind::<Timestamptz, _>(now)
-    .load(conn)
-    .await?;
+    let (environment_ids, transaction_ids): (Vec<Uuid>, Vec<&str>) = keys.iter().copied().unzip();
+    let claimed: Vec<TransactionKey> = TransactionIdClaim { environment_ids, transaction_ids, now }.load(conn).await?;
     Ok(claimed.into_iter().map(|key| (key.environment_id, key.transaction_id)).collect())
+}
+
+/// The statement of [`claim_transaction_ids`]: its text is the same for every batch, so it is prepared
+/// once per connection and, in the batch's generic-plan transaction, planned once (it reads no table a
+/// plan could choose a path through, only the conflict's unique index).
+struct TransactionIdClaim<'a> {
+    environment_ids: Vec<Uuid>,
+    transaction_ids: Vec<&'a str>,
+    now: DateTime<Utc>,
+}
+
+static_query_id!(TransactionIdClaim);
+
+impl diesel::query_builder::Query for TransactionIdClaim<'_> {
+    type SqlType = diesel::sql_types::Untyped;
+}
+
+impl QueryFragment<Pg> for TransactionIdClaim<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("INSERT INTO trigger_transactions (environment_id, transaction_id, created_at) SELECT *, ");
+        out.push_bind_param::<Timestamptz, _>(&self.now)?;
+        out.push_sql(" FROM unnest(");
+        bind_arrays!(out; SqlUuid: self.environment_ids, Text: self.transaction_ids);
+        out.push_sql(
+            ") AS k(environment_id, transaction_id) ORDER BY environment_id, transaction_id \
+             ON CONFLICT DO NOTHING RETURNING environment_id, transaction_id",
+        );
+        Ok(())
+    }
 }
 
 /// Whether a trigger with this transaction id exists in the environment.
