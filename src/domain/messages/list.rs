@@ -11,7 +11,7 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
 use super::{with_relations, Message, StoredMessage};
-use crate::db::schema::{messages, subscribers};
+use crate::db::schema::{messages, notifications, subscribers};
 use crate::domain::integrations::providers::CHANNELS;
 use crate::domain::tenancy::Tenant;
 use crate::domain::validation::Validator;
@@ -92,7 +92,12 @@ fn filtered(environment_id: Uuid, query: &MessageQuery) -> messages::BoxedQuery<
         statement = statement.filter(messages::subscriber_id.eq_any(matching));
     }
     if !query.transaction_ids.is_empty() {
-        statement = statement.filter(messages::transaction_id.eq_any(query.transaction_ids.clone()));
+        // Through the triggers' notifications: messages have no index by transactionId of their own.
+        let notifications_of_transactions = notifications::table
+            .filter(notifications::environment_id.eq(environment_id))
+            .filter(notifications::transaction_id.eq_any(query.transaction_ids.clone()))
+            .select(notifications::id);
+        statement = statement.filter(messages::notification_id.eq_any(notifications_of_transactions));
     }
     statement
 }
