@@ -22,6 +22,8 @@
 //! * Syntax errors, unknown filters or tags and failing filters are a [`RenderError`] that names the control
 //!   path (`primaryAction.redirect.url`, array elements as `[0]`) and carries Liquid's message.
 
+mod parsed;
+
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::LazyLock;
@@ -33,6 +35,8 @@ use liquid_core::runtime::{PartialStore, Registers, Renderable, Runtime};
 use liquid_core::{Language, TagBlock, TagTokenIter};
 use liquid_lib::stdlib;
 use serde_json::Value;
+
+use parsed::parsed;
 
 /// The variables a template can use. Absent parts are `Value::Null` (which renders as nil).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -150,7 +154,7 @@ fn needs_rendering(template: &str) -> bool {
 fn render_with(template: &str, globals: &Lenient, path: &str) -> Result<String, RenderError> {
     let error =
         |kind, err: liquid::Error| RenderError { path: path.to_owned(), kind, message: one_line(&err.to_string()) };
-    let parsed = PARSER.parse(template).map_err(|e| error(RenderErrorKind::Parse, e))?;
+    let parsed = parsed(template, |template| PARSER.parse(template)).map_err(|e| error(RenderErrorKind::Parse, e))?;
     parsed.render(globals).map_err(|e| error(RenderErrorKind::Render, e))
 }
 

@@ -230,3 +230,29 @@ fn render_errors_are_reported() {
     assert_eq!(err.kind, RenderErrorKind::Render, "{err}");
     assert!(err.to_string().starts_with("Liquid rendering failed: "), "{err}");
 }
+
+#[test]
+fn a_template_is_parsed_once_per_process_and_rendered_for_each_context() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let parses = AtomicUsize::new(0);
+    let counted = |template: &str| {
+        parses.fetch_add(1, Ordering::Relaxed);
+        PARSER.parse(template)
+    };
+    let template = "Hello {{ payload.name }} (parsed once)";
+    let first = parsed(template, counted).unwrap();
+    let second = parsed(template, counted).unwrap();
+    assert!(std::sync::Arc::ptr_eq(&first, &second));
+    assert_eq!(parses.load(Ordering::Relaxed), 1);
+
+    let mut other = context();
+    other.payload = json!({"name": "Grace"});
+    assert_eq!(render_text(template, &context()).unwrap(), "Hello Ada (parsed once)");
+    assert_eq!(render_text(template, &other).unwrap(), "Hello Grace (parsed once)");
+
+    // A template that does not parse is not kept: each render reports its error again.
+    for _ in 0..2 {
+        assert!(parsed("{{ payload.name (never kept)", counted).is_err());
+    }
+    assert_eq!(parses.load(Ordering::Relaxed), 3);
+}
