@@ -9,9 +9,11 @@
 //! A subscript walks a variable-length array from its start, so a row's read costs its template's
 //! index: nothing for a fan-out page or a wide trigger (one template), a few microseconds for a batch
 //! of single-recipient triggers (one template each, at most a batch's 2,000). The step snapshots
-//! themselves travel once per statement, each distinct one once, into `step_snapshots`.
+//! themselves travel once per statement, each distinct one once, into `step_snapshots`. The snapshots,
+//! the notifications and their jobs are one statement: a trigger batch or a topic page stores them in
+//! one round trip.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use diesel::pg::Pg;
@@ -68,20 +70,44 @@ impl<'a> Recipients<'a> {
     }
 
     /// Inserts the notification of each recipient whose trigger (environment, transactionId) has none
-    /// for its subscriber yet (a topic member reached twice, a page expanded again after a crash), then
-    /// the jobs of each notification inserted; returns how many were inserted.
+    /// for its subscriber yet (a topic member reached twice, a page expanded again after a crash), and
+    /// the jobs of each notification inserted, in one statement; returns how many were inserted.
     pub async fn insert(&self, conn: &mut AsyncPgConnection) -> AppResult<usize> {
         if self.recipients.is_empty() {
             return Ok(0);
         }
-        let inserted: HashSet<Uuid> =
-            NotificationRows::of(&self.templates, &self.recipients).load::<Uuid>(conn).await?.into_iter().collect();
-        let created: Vec<&Recipient> =
-            self.recipients.iter().filter(|recipient| inserted.contains(&recipient.notification_id)).collect();
-        if !created.is_empty() {
-            JobRows::of(&self.templates, &created).execute(conn).await?;
-        }
-        Ok(created.len())
+        let rows = RecipientRows {
+            notifications: NotificationRows::of(&self.templates, &self.recipients),
+            jobs: JobRows::of(&self.templates, &self.recipients),
+        };
+        Ok(rows.load::<Uuid>(conn).await?.len())
+    }
+}
+
+/// The notifications and their jobs, one statement (one round trip of the batch's transaction fewer
+/// than a statement each): the jobs are inserted for the notifications the statement inserted, which
+/// it returns.
+struct RecipientRows<'a> {
+    notifications: NotificationRows<'a>,
+    jobs: JobRows<'a>,
+}
+
+static_query_id!(RecipientRows);
+
+impl diesel::query_builder::Query for RecipientRows<'_> {
+    type SqlType = SqlUuid;
+}
+
+impl QueryFragment<Pg> for RecipientRows<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("WITH ");
+        self.jobs.push_snapshots(&mut out)?;
+        out.push_sql(", notified AS (");
+        self.notifications.push_insert(&mut out)?;
+        out.push_sql("), queued AS (");
+        self.jobs.push_insert(&mut out)?;
+        out.push_sql(" WHERE r.notification_id IN (SELECT id FROM notified)) SELECT id FROM notified");
+        Ok(())
     }
 }
 
@@ -177,14 +203,9 @@ impl<'a> NotificationRows<'a> {
     }
 }
 
-static_query_id!(NotificationRows);
-
-impl diesel::query_builder::Query for NotificationRows<'_> {
-    type SqlType = SqlUuid;
-}
-
-impl QueryFragment<Pg> for NotificationRows<'_> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+impl NotificationRows<'_> {
+    /// `INSERT … RETURNING id` of the notifications not stored yet.
+    fn push_insert<'b>(&'b self, out: &mut AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         const AT: &str = "r.template";
         out.push_sql("INSERT INTO notifications (id, subscriber_id, to_recipient, ");
         out.push_sql(Shared::COLUMNS);
@@ -192,23 +213,23 @@ impl QueryFragment<Pg> for NotificationRows<'_> {
             ", payload, overrides, actor_subscriber_id, tenant_id, tags, channels, severity, critical) \
              SELECT r.id, r.subscriber_id, r.to_recipient, ",
         );
-        self.shared.push_values(&mut out, AT)?;
+        self.shared.push_values(out, AT)?;
         out.push_sql(", ");
-        push_subscripted::<Array<Jsonb>, _>(&mut out, &self.payload, AT)?;
+        push_subscripted::<Array<Jsonb>, _>(out, &self.payload, AT)?;
         out.push_sql(", ");
-        push_subscripted::<Array<Jsonb>, _>(&mut out, &self.overrides, AT)?;
+        push_subscripted::<Array<Jsonb>, _>(out, &self.overrides, AT)?;
         out.push_sql(", ");
-        push_subscripted::<Array<Nullable<SqlUuid>>, _>(&mut out, &self.actor_subscriber_id, AT)?;
+        push_subscripted::<Array<Nullable<SqlUuid>>, _>(out, &self.actor_subscriber_id, AT)?;
         out.push_sql(", ");
-        push_subscripted::<Array<Nullable<SqlUuid>>, _>(&mut out, &self.tenant_id, AT)?;
+        push_subscripted::<Array<Nullable<SqlUuid>>, _>(out, &self.tenant_id, AT)?;
         out.push_sql(", ARRAY(SELECT jsonb_array_elements_text(");
-        push_subscripted::<Array<Jsonb>, _>(&mut out, &self.tags, AT)?;
+        push_subscripted::<Array<Jsonb>, _>(out, &self.tags, AT)?;
         out.push_sql(")), ARRAY(SELECT jsonb_array_elements_text(");
-        push_subscripted::<Array<Jsonb>, _>(&mut out, &self.channels, AT)?;
+        push_subscripted::<Array<Jsonb>, _>(out, &self.channels, AT)?;
         out.push_sql(")), ");
-        push_subscripted::<Array<Text>, _>(&mut out, &self.severity, AT)?;
+        push_subscripted::<Array<Text>, _>(out, &self.severity, AT)?;
         out.push_sql(", ");
-        push_subscripted::<Array<Bool>, _>(&mut out, &self.critical, AT)?;
+        push_subscripted::<Array<Bool>, _>(out, &self.critical, AT)?;
         out.push_sql(" FROM unnest(");
         bind_arrays!(out;
             SqlUuid: self.id, Int4: self.template, SqlUuid: self.subscriber_id, Jsonb: self.to_recipient,
@@ -246,7 +267,7 @@ struct JobRows<'a> {
 }
 
 impl<'a> JobRows<'a> {
-    fn of(templates: &[&'a EventTemplate], recipients: &[&Recipient]) -> Self {
+    fn of(templates: &[&'a EventTemplate], recipients: &[Recipient]) -> Self {
         // Where each template's jobs start in the flattened list, from 1.
         let mut first_job = Vec::with_capacity(templates.len());
         let mut next = 1;
@@ -297,23 +318,26 @@ fn distinct_snapshots<'a>(templates: &[&'a EventTemplate]) -> (Vec<Uuid>, Vec<&'
     by_id.into_iter().unzip()
 }
 
-static_query_id!(JobRows);
+impl JobRows<'_> {
+    /// The snapshots, as a statement's `snapshots` CTE: a row that is already there is left alone.
+    fn push_snapshots<'b>(&'b self, out: &mut AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("snapshots AS (INSERT INTO step_snapshots (id, step) SELECT * FROM unnest(");
+        bind_arrays!(out; SqlUuid: self.snapshots.0, Jsonb: self.snapshots.1);
+        out.push_sql(") ON CONFLICT (id) DO NOTHING)");
+        Ok(())
+    }
 
-impl QueryFragment<Pg> for JobRows<'_> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+    /// `INSERT … SELECT … FROM unnest(…) AS r(…)` of the jobs, to which the caller adds which rows.
+    fn push_insert<'b>(&'b self, out: &mut AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         const AT: &str = "r.template";
         const STEP: &str = "r.template_job";
-        // The snapshots first, in the same statement: a row that is already there is left alone.
-        out.push_sql("WITH snapshots AS (INSERT INTO step_snapshots (id, step) SELECT * FROM unnest(");
-        bind_arrays!(out; SqlUuid: self.snapshots.0, Jsonb: self.snapshots.1);
-        out.push_sql(") ON CONFLICT (id) DO NOTHING) ");
         out.push_sql("INSERT INTO jobs (id, notification_id, subscriber_id, position, ");
         out.push_sql(Shared::COLUMNS);
         out.push_sql(
             ", status, run_at, attempts, max_attempts, provider_id, schedule_extensions_count, traceparent, type, \
              step_id, step_snapshot_id, digest_key) SELECT r.id, r.notification_id, r.subscriber_id, r.position, ",
         );
-        self.shared.push_values(&mut out, AT)?;
+        self.shared.push_values(out, AT)?;
         out.push_sql(", CASE r.position WHEN ");
         out.push_bind_param::<Int4, _>(&FIRST_STEP_POSITION)?;
         out.push_sql(" THEN ");
@@ -323,7 +347,7 @@ impl QueryFragment<Pg> for JobRows<'_> {
         out.push_sql(" END, CASE r.position WHEN ");
         out.push_bind_param::<Int4, _>(&FIRST_STEP_POSITION)?;
         out.push_sql(" THEN ");
-        push_subscripted::<Array<Timestamptz>, _>(&mut out, &self.shared.accepted_at, AT)?;
+        push_subscripted::<Array<Timestamptz>, _>(out, &self.shared.accepted_at, AT)?;
         out.push_sql(" ELSE ");
         out.push_bind_param::<Timestamptz, _>(&self.waiting_run_at)?;
         out.push_sql(" END, 0, ");
@@ -331,15 +355,15 @@ impl QueryFragment<Pg> for JobRows<'_> {
         out.push_sql(", ");
         out.push_bind_param::<Text, _>(INTERNAL_PROVIDER)?;
         out.push_sql(", 0, ");
-        push_subscripted::<Array<Nullable<Text>>, _>(&mut out, &self.traceparent, AT)?;
+        push_subscripted::<Array<Nullable<Text>>, _>(out, &self.traceparent, AT)?;
         out.push_sql(", ");
-        push_subscripted::<Array<Text>, _>(&mut out, &self.kind, STEP)?;
+        push_subscripted::<Array<Text>, _>(out, &self.kind, STEP)?;
         out.push_sql(", ");
-        push_subscripted::<Array<Nullable<SqlUuid>>, _>(&mut out, &self.step_id, STEP)?;
+        push_subscripted::<Array<Nullable<SqlUuid>>, _>(out, &self.step_id, STEP)?;
         out.push_sql(", ");
-        push_subscripted::<Array<SqlUuid>, _>(&mut out, &self.step_snapshot_id, STEP)?;
+        push_subscripted::<Array<SqlUuid>, _>(out, &self.step_snapshot_id, STEP)?;
         out.push_sql(", ");
-        push_subscripted::<Array<Nullable<Text>>, _>(&mut out, &self.digest_key, STEP)?;
+        push_subscripted::<Array<Nullable<Text>>, _>(out, &self.digest_key, STEP)?;
         out.push_sql(" FROM unnest(");
         bind_arrays!(out;
             SqlUuid: self.id, SqlUuid: self.notification_id, SqlUuid: self.subscriber_id, Int4: self.template,
