@@ -1,6 +1,6 @@
 //! Parsed templates kept per process. A step renders the same templates for every job it runs, and
 //! parsing them (Liquid's pest grammar) was most of a render: 1.5% of the machine's CPU in the trigger
-//! benchmark, a twelfth of Herald's own (perf, docs/performance.md). A template is parsed the first
+//! benchmark, about 7% of Herald's own (perf, docs/performance.md). A template is parsed the first
 //! time its text is seen; one that does not parse is not kept (its job fails, and a retry parses again).
 
 use std::collections::HashMap;

@@ -104,7 +104,7 @@ impl QueryFragment<Pg> for RecipientRows<'_> {
         self.jobs.push_snapshots(&mut out)?;
         out.push_sql(", notified AS (");
         self.notifications.push_insert(&mut out)?;
-        out.push_sql("), queued AS (");
+        out.push_sql("), stored_jobs AS (");
         self.jobs.push_insert(&mut out)?;
         out.push_sql(" WHERE r.notification_id IN (SELECT id FROM notified)) SELECT id FROM notified");
         Ok(())
