@@ -3,6 +3,7 @@
 
 mod channels;
 mod chat_providers;
+mod claim;
 mod crash;
 mod dead_destinations;
 mod delay;

@@ -1,0 +1,1 @@
+DROP FUNCTION claim_due_jobs(timestamptz, bigint);

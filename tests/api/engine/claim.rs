@@ -1,0 +1,47 @@
+//! The workers' claim under a backlog its statistics have not seen: it reads the batch it takes, not
+//! the backlog (a claim that read and sorted every due job made draining a large topic quadratic).
+
+use diesel::sql_types::BigInt;
+use diesel::QueryableByName;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use serde_json::json;
+
+use super::fixtures::*;
+use crate::support::TestServer;
+
+#[derive(QueryableByName)]
+struct Number {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_claim_reads_its_batch_and_not_a_backlog_the_statistics_have_not_seen() {
+    // No worker: the jobs stay queued for the claim the test makes itself.
+    let server = TestServer::start_api_only().await;
+    create_workflow(&server, "live", json!([in_app_step()])).await;
+    let mut conn = AsyncPgConnection::establish(&server.database_url).await.unwrap();
+    // Statistics taken while the queue was empty: they expect next to no due job.
+    conn.batch_execute("ANALYZE jobs").await.unwrap();
+    for batch in 0..2 {
+        let to: Vec<String> = (0..1_000).map(|n| format!("member-{batch}-{n}")).collect();
+        trigger_processed(&server, json!({"name": "live", "to": to})).await;
+    }
+    assert_eq!(count(&server, "jobs WHERE status = 'queued'").await, 2_000);
+
+    // The transaction's own statistics count the rows it read; it is rolled back with its locks.
+    conn.begin_test_transaction().await.unwrap();
+    let claimed: Number = diesel::sql_query("SELECT count(*) AS n FROM claim_due_jobs('infinity', 10)")
+        .get_result(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(claimed.n, 10);
+    let read: Number = diesel::sql_query(
+        "SELECT seq_tup_read + coalesce(idx_tup_fetch, 0) AS n FROM pg_stat_xact_user_tables
+         WHERE relid = 'jobs'::regclass",
+    )
+    .get_result(&mut conn)
+    .await
+    .unwrap();
+    assert!(read.n <= 20, "claiming 10 of 2,000 due jobs read {} rows", read.n);
+}
