@@ -131,9 +131,16 @@ pub struct EngineSettings {
     #[arg(long, env = "HERALD_WORKER_CLAIMS", default_value_t = 2, global = true)]
     pub worker_claims: usize,
 
-    /// Jobs one worker loop claims at once.
+    /// Jobs one worker loop claims at once, and at most how many of a batch call out of the database
+    /// (providers, webhooks, custom steps) at once.
     #[arg(long, env = "HERALD_WORKER_BATCH_SIZE", default_value_t = 100, global = true)]
     pub worker_batch_size: i64,
+
+    /// Jobs a worker loop claims at once while it drains a backlog of in-app and delay steps (its last
+    /// batch came back full of them): they run in the claiming transaction, where a larger batch costs
+    /// the database less a job. Never below `HERALD_WORKER_BATCH_SIZE`.
+    #[arg(long, env = "HERALD_WORKER_BACKLOG_BATCH_SIZE", default_value_t = 400, global = true)]
+    pub worker_backlog_batch_size: i64,
 
     /// Seconds a claimed job is held before another worker may take it over (after a crash).
     #[arg(long, env = "HERALD_JOB_LEASE_SECS", default_value_t = 60, global = true)]

@@ -19,8 +19,11 @@ pub struct WorkerSettings {
     pub concurrency: usize,
     /// Claiming transactions in flight at once, whatever the number of loops.
     pub claims: usize,
-    /// Jobs claimed at once by one loop.
+    /// Jobs claimed at once by one loop; also the most jobs of a batch that call out of the database.
     pub batch_size: i64,
+    /// Jobs claimed at once by a loop draining a backlog of jobs that run in the database (see
+    /// `worker::ClaimSize`).
+    pub backlog_batch_size: i64,
     /// How long a claimed job is held before another worker may take it over.
     pub lease: Duration,
     /// Longest sleep without a wake-up.
@@ -39,6 +42,7 @@ impl From<&crate::config::EngineSettings> for WorkerSettings {
             concurrency: settings.worker_concurrency,
             claims: settings.worker_claims,
             batch_size: settings.worker_batch_size,
+            backlog_batch_size: settings.worker_backlog_batch_size.max(settings.worker_batch_size),
             lease: Duration::from_secs(settings.job_lease_secs),
             poll_interval: Duration::from_millis(settings.worker_poll_ms),
             // `startup::start` sets the process's own (`StartOptions::provider_settings`).
@@ -55,6 +59,7 @@ impl Default for WorkerSettings {
             concurrency: 4,
             claims: 2,
             batch_size: 100,
+            backlog_batch_size: 400,
             lease: Duration::from_secs(60),
             poll_interval: Duration::from_secs(1),
             providers: ProviderSettings::default(),

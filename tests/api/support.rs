@@ -162,6 +162,7 @@ impl TestServer {
             // is part of every test.
             claims: 1,
             batch_size: 50,
+            backlog_batch_size: 200,
             lease: Duration::from_secs(30),
             poll_interval: Duration::from_millis(200),
             providers: Default::default(),
@@ -208,6 +209,7 @@ impl TestServer {
             concurrency: 1,
             claims: 1,
             batch_size: 50,
+            backlog_batch_size: 200,
             lease: Duration::from_secs(30),
             poll_interval: Duration::from_millis(200),
             providers: Default::default(),

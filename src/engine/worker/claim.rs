@@ -40,17 +40,18 @@ impl BatchLease {
     }
 }
 
-/// Locks up to `limit` jobs due at `now` until the transaction ends.
+/// Locks up to `limit` jobs due at `now` until the transaction ends; returns them in due order.
 pub async fn lock_due_jobs(conn: &mut AsyncPgConnection, limit: i64, now: DateTime<Utc>) -> AppResult<Vec<Claimed>> {
     // `claim_due_jobs` (a migration) reads the due-jobs index in due order whatever the statistics say:
     // planned here, a backlog the statistics had not seen was read and sorted whole by every claim.
     // `type_` is the name the row struct reads the `type` column by.
-    let due =
-        diesel::sql_query("SELECT j.*, j.type AS type_, j.status AS previous_status FROM claim_due_jobs($1, $2) AS j")
-            .bind::<Timestamptz, _>(now)
-            .bind::<Int8, _>(limit)
-            .load(conn)
-            .await?;
+    let due = diesel::sql_query(
+        "SELECT j.*, j.type AS type_, j.status AS previous_status FROM claim_due_jobs($1, $2) AS j ORDER BY j.run_at",
+    )
+    .bind::<Timestamptz, _>(now)
+    .bind::<Int8, _>(limit)
+    .load(conn)
+    .await?;
     Ok(due)
 }
 
