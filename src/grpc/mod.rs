@@ -36,6 +36,8 @@ pub mod topics;
 pub mod workflows;
 pub mod workflows_convert;
 
+use std::sync::Arc;
+
 use axum::body::Body;
 use axum::response::Response;
 use axum::Router;
@@ -58,9 +60,22 @@ pub(crate) fn accept<T: serde::Serialize>(request: tonic::Request<T>) -> Result<
     Ok((tenant, message))
 }
 
-/// One instance of every Herald gRPC service, shared by the gRPC router and the REST layer.
+/// One instance of every Herald gRPC service, shared by the gRPC router and the REST layer. The REST
+/// layer's `State` is cloned for every request, so the services sit behind one `Arc`: cloned and dropped
+/// field by field, their ten `AppState`s were 2.4% of the server's CPU under triggers (`perf`).
 #[derive(Clone)]
-pub struct Services {
+pub struct Services(Arc<ServiceSet>);
+
+impl std::ops::Deref for Services {
+    type Target = ServiceSet;
+
+    fn deref(&self) -> &ServiceSet {
+        &self.0
+    }
+}
+
+/// The services of [`Services`].
+pub struct ServiceSet {
     pub environments: environments::EnvironmentsGrpc,
     pub subscribers: subscribers::SubscribersGrpc,
     pub integrations: integrations::IntegrationsGrpc,
@@ -75,7 +90,7 @@ pub struct Services {
 
 impl Services {
     pub fn new(state: AppState) -> Self {
-        Self {
+        Self(Arc::new(ServiceSet {
             environments: environments::EnvironmentsGrpc::new(state.clone()),
             subscribers: subscribers::SubscribersGrpc::new(state.clone()),
             integrations: integrations::IntegrationsGrpc::new(state.clone()),
@@ -86,7 +101,7 @@ impl Services {
             topics: topics::TopicsGrpc::new(state.clone()),
             inbox_session: inbox::InboxSessionGrpc::new(state.clone()),
             inbox: inbox::InboxGrpc::new(state),
-        }
+        }))
     }
 }
 
