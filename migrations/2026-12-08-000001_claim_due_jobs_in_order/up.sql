@@ -5,7 +5,7 @@
 -- keeps the first batch. Draining a 100,000-member topic's backlog, every claim of 100 jobs sorted the
 -- whole backlog: 13 to 18 ms a claim, 17 µs of PostgreSQL's time a message delivered
 -- (docs/performance.md). With sorts and bitmap scans off for this one statement, the only plan left
--- reads `jobs_due_idx` in due order and stops after the batch, whatever the estimates (0.1 ms).
+-- reads `jobs_due_idx` in due order and stops after the batch, whatever the estimates (0.1–0.2 ms).
 --
 -- The status list is a literal so that the planner can prove `jobs_due_idx`'s predicate.
 CREATE FUNCTION claim_due_jobs(due_by timestamptz, batch_size bigint) RETURNS SETOF jobs

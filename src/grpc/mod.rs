@@ -62,7 +62,7 @@ pub(crate) fn accept<T: serde::Serialize>(request: tonic::Request<T>) -> Result<
 
 /// One instance of every Herald gRPC service, shared by the gRPC router and the REST layer. The REST
 /// layer's `State` is cloned for every request, so the services sit behind one `Arc`: cloned and dropped
-/// field by field, their ten `AppState`s were 2.4% of the server's CPU under triggers (`perf`).
+/// field by field, their ten `AppState`s were about 2% of the server's CPU under triggers (`perf`).
 #[derive(Clone)]
 pub struct Services(Arc<ServiceSet>);
 
