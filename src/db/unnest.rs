@@ -20,12 +20,20 @@ macro_rules! bind_arrays {
 pub(crate) use bind_arrays;
 
 /// Gives a batch statement (a struct with one lifetime, holding the column arrays) a static `QueryId`,
-/// so that diesel caches its prepared statement: its text is the same for every batch.
+/// so that diesel caches its prepared statement: its text is the same for every batch. With the SQL
+/// type of the rows it returns, also makes it a query to `load`.
 macro_rules! static_query_id {
     ($statement:ident) => {
         impl diesel::query_builder::QueryId for $statement<'_> {
             type QueryId = $statement<'static>;
             const HAS_STATIC_QUERY_ID: bool = true;
+        }
+    };
+    ($statement:ident, $rows:ty) => {
+        $crate::db::unnest::static_query_id!($statement);
+
+        impl diesel::query_builder::Query for $statement<'_> {
+            type SqlType = $rows;
         }
     };
 }

@@ -9,7 +9,7 @@ use pb::environments_service_client::EnvironmentsServiceClient;
 use reqwest::Method;
 use serde_json::json;
 
-use crate::engine::fixtures::{chat_webhook_workflow, count, create_workflow, in_app_step};
+use crate::engine::fixtures::{chat_recipient, chat_webhook_workflow, count, create_workflow, in_app_step};
 use crate::engine::receiver::Receiver;
 use crate::support::{http_client, TestServer};
 
@@ -99,8 +99,7 @@ async fn series_move_by_exactly_the_traffic_sent() {
     }
     let unknown = json!({"name": "no-such-workflow", "to": "subscriber-0"});
     assert_eq!(server.send_json(Method::POST, "/v1/events/trigger", &unknown).await.0, 422);
-    let to = json!({"subscriberId": "chatty", "channels": [{"providerId": "chat-webhook",
-                    "credentials": {"webhookUrl": receiver.url("/hook")}}]});
+    let to = chat_recipient("chatty", &receiver.url("/hook"));
     assert_eq!(server.send_json(Method::POST, "/v1/events/trigger", &json!({"name": "chat", "to": to})).await.0, 201);
     assert_eq!(server.get_json("/v2/subscribers/subscriber-0").await.0, 200);
     assert_eq!(server.get_json("/v2/subscribers/nobody").await.0, 404);

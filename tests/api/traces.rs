@@ -8,6 +8,7 @@ use herald::proto::herald::v1 as pb;
 use pb::environments_service_client::EnvironmentsServiceClient;
 use serde_json::{json, Value};
 
+use crate::engine::fixtures::chat_recipient;
 use crate::engine::receiver::Receiver;
 use crate::fakes::otlp::{ExportedSpan, OtlpReceiver};
 use crate::process::{free_addr, prepare, wait_healthy, Herald};
@@ -64,8 +65,7 @@ impl Traced {
 
     /// Triggers `chat` to one subscriber under the caller's `traceparent` and waits for the chat post.
     async fn trigger_traced(&self) {
-        let to = json!({"subscriberId": "ada", "channels": [{"providerId": "chat-webhook",
-                        "credentials": {"webhookUrl": self.chat.url("/chat/ada")}}]});
+        let to = chat_recipient("ada", &self.chat.url("/chat/ada"));
         let body = json!({"name": "chat", "to": [to], "transactionId": "traced"});
         let (status, answer) = self.post("/v1/events/trigger", body, Some(&traceparent())).await;
         assert_eq!(status, 201, "{answer}");

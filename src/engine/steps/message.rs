@@ -197,11 +197,7 @@ impl<'a> MessageColumns<'a> {
     }
 }
 
-static_query_id!(MessageColumns);
-
-impl diesel::query_builder::Query for MessageColumns<'_> {
-    type SqlType = SqlUuid;
-}
+static_query_id!(MessageColumns, SqlUuid);
 
 impl QueryFragment<Pg> for MessageColumns<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {

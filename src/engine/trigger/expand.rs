@@ -92,11 +92,7 @@ struct RecipientRows<'a> {
     jobs: JobRows<'a>,
 }
 
-static_query_id!(RecipientRows);
-
-impl diesel::query_builder::Query for RecipientRows<'_> {
-    type SqlType = SqlUuid;
-}
+static_query_id!(RecipientRows, SqlUuid);
 
 impl QueryFragment<Pg> for RecipientRows<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {

@@ -51,11 +51,7 @@ struct TransactionIdClaim<'a> {
     now: DateTime<Utc>,
 }
 
-static_query_id!(TransactionIdClaim);
-
-impl diesel::query_builder::Query for TransactionIdClaim<'_> {
-    type SqlType = diesel::sql_types::Untyped;
-}
+static_query_id!(TransactionIdClaim, diesel::sql_types::Untyped);
 
 impl QueryFragment<Pg> for TransactionIdClaim<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
@@ -209,11 +205,7 @@ struct SubscriberUpsert<'a> {
     now: DateTime<Utc>,
 }
 
-static_query_id!(SubscriberUpsert);
-
-impl diesel::query_builder::Query for SubscriberUpsert<'_> {
-    type SqlType = diesel::sql_types::Untyped;
-}
+static_query_id!(SubscriberUpsert, diesel::sql_types::Untyped);
 
 impl QueryFragment<Pg> for SubscriberUpsert<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {

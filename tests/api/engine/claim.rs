@@ -2,8 +2,6 @@
 //! the backlog (a claim that read and sorted every due job made draining a large topic quadratic); a
 //! loop draining in-app jobs claims larger batches, and no batch leases more calls out than a batch.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use diesel::sql_types::BigInt;
@@ -51,61 +49,17 @@ async fn a_claim_reads_its_batch_and_not_a_backlog_the_statistics_have_not_seen(
     assert!(read.n <= 20, "claiming 10 of 2,000 due jobs read {} rows", read.n);
 }
 
-/// A chat webhook receiver answering each post after `delay`; counts the posts and the most it held at once.
-struct SlowReceiver {
-    addr: std::net::SocketAddr,
-    received: Arc<AtomicUsize>,
-    most_at_once: Arc<AtomicUsize>,
-}
-
-impl SlowReceiver {
-    // Through `AtomicUsize` itself: on the `Arc`, `load` would be diesel's (`RunQueryDsl` is in scope).
-    fn received(&self) -> usize {
-        AtomicUsize::load(&self.received, Ordering::SeqCst)
-    }
-
-    fn most_at_once(&self) -> usize {
-        AtomicUsize::load(&self.most_at_once, Ordering::SeqCst)
-    }
-}
-
-async fn slow_receiver(delay: Duration) -> SlowReceiver {
-    let received = Arc::new(AtomicUsize::new(0));
-    let most_at_once = Arc::new(AtomicUsize::new(0));
-    let in_flight = Arc::new(AtomicUsize::new(0));
-    let (counted, most) = (received.clone(), most_at_once.clone());
-    let answer = move || {
-        let (counted, most, in_flight) = (counted.clone(), most.clone(), in_flight.clone());
-        async move {
-            let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-            most.fetch_max(now, Ordering::SeqCst);
-            tokio::time::sleep(delay).await;
-            in_flight.fetch_sub(1, Ordering::SeqCst);
-            counted.fetch_add(1, Ordering::SeqCst);
-            "ok"
-        }
-    };
-    let app = axum::Router::new().route("/chat/{who}", axum::routing::post(answer));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    SlowReceiver { addr, received, most_at_once }
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_claim_at_the_backlog_size_leases_no_more_provider_calls_than_a_batch() {
     // The backlog is stored before any worker runs: 100 in-app jobs, then 150 chat jobs due after them.
     let server = TestServer::start_api_only().await;
     create_workflow(&server, "feed", json!([in_app_step()])).await;
     chat_webhook_workflow(&server).await;
-    let receiver = slow_receiver(Duration::from_millis(300)).await;
+    let receiver = SlowChatReceiver::start(Duration::from_millis(300)).await;
     let readers: Vec<String> = (0..100).map(|n| format!("reader-{n}")).collect();
     let feed = trigger_processed(&server, json!({"name": "feed", "to": readers})).await;
     let chatters: Vec<Value> = (0..150)
-        .map(|n| {
-            json!({"subscriberId": format!("chatter-{n}"), "channels": [{"providerId": "chat-webhook",
-                   "credentials": {"webhookUrl": format!("http://{}/chat/{n}", receiver.addr)}}]})
-        })
+        .map(|n| chat_recipient(&format!("chatter-{n}"), &format!("http://{}/chat/{n}", receiver.addr)))
         .collect();
     trigger_processed(&server, json!({"name": "chat", "to": chatters})).await;
 
@@ -113,11 +67,8 @@ async fn a_claim_at_the_backlog_size_leases_no_more_provider_calls_than_a_batch(
     // then (its batch full of them) 200: the other 50 in-app jobs and 150 chat jobs, of which it leases
     // 50 and leaves 100 due.
     let _worker = server.start_worker_process().await;
-    let started = std::time::Instant::now();
-    while receiver.received() < 150 {
-        assert!(started.elapsed() < Duration::from_secs(30), "the chat backlog was not delivered");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until_settled(&server).await;
+    assert_eq!(receiver.posts(), 150);
     assert_eq!(receiver.most_at_once(), 50, "provider calls at once, with batches of 50");
     assert_eq!(messages_of(&server, &feed).await.len(), 100);
     assert_eq!(count(&server, "jobs WHERE status <> 'completed'").await, 0);

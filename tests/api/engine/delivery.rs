@@ -292,13 +292,8 @@ async fn a_slow_provider_call_does_not_hold_back_the_rest_of_its_batch() {
     let server = TestServer::start_with_one_worker_loop().await;
     let receiver = chat_receiver_with_one_slow_path().await;
     chat_webhook_workflow(&server).await;
-    let to: Vec<Value> = ["slow", "fast"]
-        .iter()
-        .map(|who| {
-            json!({"subscriberId": who, "channels": [{"providerId": "chat-webhook",
-                   "credentials": {"webhookUrl": format!("http://{receiver}/chat/{who}")}}]})
-        })
-        .collect();
+    let to: Vec<Value> =
+        ["slow", "fast"].iter().map(|who| chat_recipient(who, &format!("http://{receiver}/chat/{who}"))).collect();
     let transaction_id = trigger_processed(&server, json!({"name": "chat", "to": to})).await;
 
     // The slow answer is 8 s away; the fast subscriber's job is committed without waiting for it.
@@ -324,8 +319,7 @@ async fn a_slow_provider_call_does_not_hold_the_turn_to_claim() {
     create_workflow(&server, "feed", json!([in_app_step()])).await;
     let slow = trigger_processed(
         &server,
-        json!({"name": "chat", "to": {"subscriberId": "slow", "channels": [{"providerId": "chat-webhook",
-               "credentials": {"webhookUrl": format!("http://{receiver}/chat/slow")}}]}}),
+        json!({"name": "chat", "to": chat_recipient("slow", &format!("http://{receiver}/chat/slow"))}),
     )
     .await;
     let started = std::time::Instant::now();

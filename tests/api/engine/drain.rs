@@ -1,8 +1,6 @@
 //! The graceful stop (`herald serve` on SIGTERM): the process reports draining at once, finishes the
 //! worker batches it has started, and leaves no job claimed, so none waits out its lease.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -10,39 +8,16 @@ use serde_json::{json, Value};
 use super::fixtures::*;
 use crate::support::TestServer;
 
-/// A chat webhook receiver that answers every post after `delay`, counting the posts it received.
-async fn slow_chat_receiver(delay: Duration) -> (std::net::SocketAddr, Arc<AtomicUsize>) {
-    let received = Arc::new(AtomicUsize::new(0));
-    let counter = received.clone();
-    let answer = move || {
-        let counter = counter.clone();
-        async move {
-            counter.fetch_add(1, Ordering::SeqCst);
-            tokio::time::sleep(delay).await;
-            "ok"
-        }
-    };
-    let app = axum::Router::new().route("/chat/{who}", axum::routing::post(answer));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (addr, received)
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_clean_stop_finishes_started_deliveries_and_leaves_no_job_claimed() {
     let mut server = TestServer::start().await;
-    let (receiver, received) = slow_chat_receiver(Duration::from_millis(1500)).await;
+    let receiver = SlowChatReceiver::start(Duration::from_millis(1500)).await;
     chat_webhook_workflow(&server).await;
-    let to: Vec<Value> = (0..10)
-        .map(|n| {
-            json!({"subscriberId": format!("s{n}"), "channels": [{"providerId": "chat-webhook",
-                   "credentials": {"webhookUrl": format!("http://{receiver}/chat/s{n}")}}]})
-        })
-        .collect();
+    let to: Vec<Value> =
+        (0..10).map(|n| chat_recipient(&format!("s{n}"), &format!("http://{}/chat/s{n}", receiver.addr))).collect();
     trigger_processed(&server, json!({"name": "chat", "to": to})).await;
     let started = std::time::Instant::now();
-    while received.load(Ordering::SeqCst) == 0 {
+    while receiver.posts() == 0 {
         assert!(started.elapsed() < Duration::from_secs(10), "no chat post went out");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -57,7 +32,7 @@ async fn a_clean_stop_finishes_started_deliveries_and_leaves_no_job_claimed() {
     let server = stopping.await.unwrap();
 
     // Every post that went out was committed as a completed job; nothing is left claimed.
-    let posts = received.load(Ordering::SeqCst) as i64;
+    let posts = receiver.posts() as i64;
     assert_eq!(count(&server, "jobs WHERE status = 'running'").await, 0);
     assert_eq!(count(&server, "jobs WHERE type = 'chat' AND status = 'completed'").await, posts);
     assert_eq!(count(&server, "jobs WHERE type = 'chat'").await, 10);

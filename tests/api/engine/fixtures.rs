@@ -1,5 +1,8 @@
 //! Workflows, integrations and waiting helpers shared by the engine tests.
 
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use diesel::prelude::*;
@@ -68,6 +71,12 @@ pub async fn chat_webhook_workflow(server: &TestServer) {
     )
     .await;
     create_workflow(server, "chat", json!([{"name": "Chat", "type": "chat", "controlValues": {"body": "Hi"}}])).await;
+}
+
+/// A trigger's `to` entry: subscriber `subscriber_id` with a chat webhook at `webhook_url`.
+pub fn chat_recipient(subscriber_id: &str, webhook_url: &str) -> Value {
+    json!({"subscriberId": subscriber_id, "channels": [{"providerId": "chat-webhook",
+           "credentials": {"webhookUrl": webhook_url}}]})
 }
 
 /// Triggers over REST; returns the status and body.
@@ -172,4 +181,45 @@ pub async fn count(server: &TestServer, sql_table: &str) -> i64 {
     let row: Count =
         diesel::sql_query(format!("SELECT count(*) AS n FROM {sql_table}")).get_result(&mut conn).await.unwrap();
     row.n
+}
+
+/// A chat webhook receiver on 127.0.0.1 that answers every post after a delay; it counts the posts
+/// that reached it and the most it held at once.
+pub struct SlowChatReceiver {
+    pub addr: SocketAddr,
+    posts: Arc<AtomicUsize>,
+    most_at_once: Arc<AtomicUsize>,
+}
+
+impl SlowChatReceiver {
+    pub async fn start(delay: Duration) -> Self {
+        let posts = Arc::new(AtomicUsize::new(0));
+        let most_at_once = Arc::new(AtomicUsize::new(0));
+        let in_flight = Arc::new(AtomicUsize::new(0));
+        let (counted, most) = (posts.clone(), most_at_once.clone());
+        let answer = move || {
+            let (counted, most, in_flight) = (counted.clone(), most.clone(), in_flight.clone());
+            async move {
+                counted.fetch_add(1, Ordering::SeqCst);
+                most.fetch_max(in_flight.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+                tokio::time::sleep(delay).await;
+                in_flight.fetch_sub(1, Ordering::SeqCst);
+                "ok"
+            }
+        };
+        let app = axum::Router::new().route("/chat/{who}", axum::routing::post(answer));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        Self { addr, posts, most_at_once }
+    }
+
+    // Through `AtomicUsize` itself: on the `Arc`, `load` could resolve to diesel's `RunQueryDsl::load`.
+    pub fn posts(&self) -> usize {
+        AtomicUsize::load(&self.posts, Ordering::SeqCst)
+    }
+
+    pub fn most_at_once(&self) -> usize {
+        AtomicUsize::load(&self.most_at_once, Ordering::SeqCst)
+    }
 }

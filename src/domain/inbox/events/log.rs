@@ -135,11 +135,7 @@ struct EventLog<'a> {
     notify: bool,
 }
 
-static_query_id!(EventLog);
-
-impl diesel::query_builder::Query for EventLog<'_> {
-    type SqlType = diesel::sql_types::Untyped;
-}
+static_query_id!(EventLog, diesel::sql_types::Untyped);
 
 impl QueryFragment<Pg> for EventLog<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
