@@ -17,6 +17,9 @@ fn proto_files(dir: &Path, found: &mut Vec<PathBuf>) -> io::Result<()> {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=proto");
+    // `embed_migrations!` (src/db/mod.rs) reads `migrations/` at compile time, but cargo only sees the
+    // files it already embeds: a new migration directory would not be compiled in without this.
+    println!("cargo:rerun-if-changed=migrations");
     let mut files = Vec::new();
     proto_files(Path::new("proto"), &mut files)?;
     files.sort();
