@@ -1,5 +1,6 @@
 //! Trigger → in-app message, over REST and over gRPC, with the whole event, job and message shapes.
 
+use diesel_async::RunQueryDsl;
 use serde_json::{json, Value};
 
 use super::fixtures::*;
@@ -130,4 +131,41 @@ async fn a_grpc_trigger_delivers_like_a_rest_one() {
     assert_eq!(messages.len(), 1);
     assert_eq!(messages[0]["content"], "Hi there, order G-7 shipped");
     assert_eq!(messages[0]["subscriber"]["subscriberId"], "grace");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn delivering_in_app_messages_updates_each_inbox_counter_row_in_place() {
+    #[derive(diesel::QueryableByName)]
+    struct Updates {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        all: i64,
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        in_place: i64,
+    }
+    let server = TestServer::start().await;
+    create_workflow(&server, "feed", json!([in_app_step()])).await;
+    let readers: Vec<String> = (0..300).map(|n| format!("reader-{n}")).collect();
+    trigger_processed(&server, json!({"name": "feed", "to": readers})).await;
+    wait_until_settled(&server).await;
+
+    // Each new subscriber's counter row is inserted by the counts trigger, then bumped by the event log.
+    // The bump finds room on the row's page (the table's fillfactor) and writes no index entry (a HOT
+    // update); on full pages every bump moved its row. Statistics reach the view within seconds.
+    let mut conn = server.pool.get().await.unwrap();
+    let mut updates = Updates { all: 0, in_place: 0 };
+    for _ in 0..300 {
+        updates = diesel::sql_query(
+            "SELECT n_tup_upd AS all, n_tup_hot_upd AS in_place FROM pg_stat_user_tables
+             WHERE relid = 'inbox_sequences'::regclass",
+        )
+        .get_result(&mut conn)
+        .await
+        .unwrap();
+        if updates.all >= 300 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(updates.all >= 300, "only {} counter updates were reported", updates.all);
+    assert_eq!(updates.in_place, updates.all, "counter updates that moved their row");
 }
