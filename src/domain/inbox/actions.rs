@@ -9,7 +9,7 @@ use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use serde_json::{json, Value};
 
-use super::events::{record_inbox_events, Announce, InboxChange, InboxMessage};
+use super::events::{record_inbox_events, InboxChange, InboxMessage};
 use super::mark::lock_visible;
 use super::InboxSubscriber;
 use crate::db::schema::messages;
@@ -79,7 +79,7 @@ pub async fn update_inbox_action(
                 .get_result(conn)
                 .await?;
             let in_app = InboxMessage::in_app_of([&updated]);
-            record_inbox_events(conn, InboxChange::Action { completed }, &in_app, Announce::WithCommit).await?;
+            record_inbox_events(conn, InboxChange::Action { completed }, &in_app).await?;
             Ok(updated)
         })
         .await?;

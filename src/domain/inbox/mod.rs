@@ -32,7 +32,7 @@ pub use actions::{is_completed, update_inbox_action, ActionType};
 pub use bulk::{update_all_inbox_notifications, BulkChange, MAX_BULK_IDS};
 pub use count::{count_inbox_notifications, MAX_FILTERS};
 pub use events::{
-    inbox_events, inbox_position, record_inbox_events, Announce, InboxBump, InboxChange, InboxCounts, InboxEvent,
+    arrival_bumps, inbox_events, inbox_position, record_inbox_events, InboxBump, InboxChange, InboxCounts, InboxEvent,
     InboxEventKind, InboxFeed, InboxMessage, InboxPosition,
 };
 pub use list::{list_inbox_notifications, InboxPage, InboxQuery, DEFAULT_LIMIT, MAX_LIMIT};

@@ -11,7 +11,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use diesel::sql_types::{Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 
-use super::events::{record_inbox_events, Announce, InboxChange, InboxMessage};
+use super::events::{record_inbox_events, InboxChange, InboxMessage};
 use super::INBOX_CHANNEL;
 use crate::domain::messages::MarkAs;
 use crate::domain::validation::Validator;
@@ -55,7 +55,7 @@ pub async fn unsnooze_due(conn: &mut AsyncPgConnection, now: DateTime<Utc>) -> A
                 .bind::<diesel::sql_types::BigInt, _>(CHUNK)
                 .load(conn)
                 .await?;
-                record_inbox_events(conn, InboxChange::Marked(MarkAs::Unsnooze), &due, Announce::WithCommit).await?;
+                record_inbox_events(conn, InboxChange::Marked(MarkAs::Unsnooze), &due).await?;
                 Ok(due.len())
             })
             .await?;

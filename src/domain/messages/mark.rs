@@ -27,7 +27,7 @@ use uuid::Uuid;
 
 use super::{with_relations, Message, StoredMessage};
 use crate::db::schema::messages;
-use crate::domain::inbox::{record_inbox_events, Announce, InboxChange, InboxMessage};
+use crate::domain::inbox::{record_inbox_events, InboxChange, InboxMessage};
 use crate::domain::subscribers::get_subscriber;
 use crate::domain::tenancy::Tenant;
 use crate::domain::validation::Validator;
@@ -205,7 +205,7 @@ pub async fn mark_locked_in_id_order(
         .get_results(conn)
         .await?;
     let in_app = InboxMessage::in_app_of(&updated);
-    record_inbox_events(conn, InboxChange::Marked(mark_as), &in_app, Announce::WithCommit).await?;
+    record_inbox_events(conn, InboxChange::Marked(mark_as), &in_app).await?;
     Ok(updated)
 }
 

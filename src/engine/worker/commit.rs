@@ -17,7 +17,7 @@ use super::claim::BatchLease;
 use super::WorkerShared;
 use crate::db::batch::{plan_generically, update_by_pairs, update_from_records};
 use crate::db::schema::jobs;
-use crate::domain::inbox::{record_inbox_events, Announce, InboxBump, InboxChange, InboxMessage};
+use crate::domain::inbox::{arrival_bumps, InboxBump, InboxMessage};
 use crate::domain::subscribers::{remove_dead_destinations, DeadDestination};
 use crate::engine::details::{insert_details, Detail, DetailStatus};
 use crate::engine::digest_windows::{self, Merge};
@@ -86,15 +86,15 @@ pub async fn write_outcomes(
     let mut inbox_bumps = Vec::new();
     if !new_messages.is_empty() {
         let inserted: HashSet<Uuid> = insert_messages(conn, &new_messages).await?.into_iter().collect();
-        // The in-app ones reach their subscribers' inboxes: a `received` event each, committed with
-        // them (a message already stored by an earlier run is not returned, nor announced twice), and
+        // The in-app ones reach their subscribers' inboxes: the insert logged a `received` event each
+        // (a message already stored by an earlier run is not inserted, nor announced twice), which is
         // announced after the commit.
         let received: Vec<InboxMessage> = new_messages
             .iter()
             .filter_map(NewMessageRow::in_app)
             .filter(|message| inserted.contains(&message.id))
             .collect();
-        inbox_bumps = record_inbox_events(conn, InboxChange::Received, &received, Announce::AfterCommit).await?;
+        inbox_bumps = arrival_bumps(conn, &received).await?;
     }
     write_message_updates(conn, &outcomes, now).await?;
     let dead: Vec<DeadDestination> =

@@ -132,6 +132,7 @@ pub async fn counts_of(inbox: &Inbox, token: &str, filters: Value) -> Vec<i64> {
 }
 
 /// The subscriber's inbox event log: (change, message id, unread, unseen) per event, in sequence order.
+/// An arrival (`received`, no change) is logged by the insert of its message, the fixtures' too.
 pub async fn event_log(inbox: &Inbox, subscriber: &Value) -> Vec<(Option<String>, Uuid, i64, i64)> {
     use diesel::sql_types::{BigInt, Nullable, Text, Uuid as SqlUuid};
     #[derive(QueryableByName)]

@@ -5,10 +5,10 @@
 //! killed between its commit and its announcement) costs latency (until the stream's poll), never an
 //! event.
 //!
-//! Events are announced in one of two ways (see [`super::log::Announce`]): by a `NOTIFY` queued in
-//! the writing transaction, or, for the worker's commits, after the commit by [`InboxFeed::announce`]:
-//! this process's streams are woken at once, and one task sends the `NOTIFY`s for the others, many in
-//! one statement.
+//! Events are announced in one of two ways: by a `NOTIFY` queued in the writing transaction
+//! ([`super::log::record_inbox_events`]), or, for the worker's arrivals ([`super::log::arrival_bumps`]),
+//! after the commit by [`InboxFeed::announce`]: this process's streams are woken at once, and one task
+//! sends the `NOTIFY`s for the others, many in one statement.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -1,17 +1,20 @@
-//! Writing the event log: one set-based statement for any number of messages, inside the caller's
-//! transaction.
+//! Writing the event log: one set-based statement for any number of changed messages, inside the
+//! caller's transaction. A new in-app message's `received` event is written by the trigger on
+//! `messages` that keeps the counts (migration `2026-12-09-000002_arrivals_logged_with_their_counts`),
+//! in the same write of the subscriber's row and in the same order; [`arrival_bumps`] reads back the
+//! sequence numbers it reserved.
 //!
 //! The statement bumps (and so locks until commit) the `inbox_sequences` row of each subscriber
 //! concerned, in a fixed order so two transactions never wait on each other's rows, and writes each
 //! message's event from the row its bump returned: a bump that waited for another transaction's
 //! lock updates the version that transaction committed, so the counts it returns (kept in the row
-//! by triggers on `messages`) are exact at commit. It queues a `NOTIFY` per subscriber when asked to
-//! ([`Announce`]). Every writer of a subscriber's in-app messages goes through here, so the sequence
-//! is gap-free and in commit order.
+//! by triggers on `messages`) are exact at commit. It queues a `NOTIFY` per subscriber. Every writer
+//! of a subscriber's in-app messages either goes through here or inserts them (and the trigger writes
+//! their events), so the sequence is gap-free and in commit order.
 
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, QueryFragment};
-use diesel::sql_types::{BigInt, Bool, Nullable, Text, Uuid as SqlUuid};
+use diesel::sql_types::{Array, BigInt, Text, Uuid as SqlUuid};
 use diesel::QueryResult;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
@@ -21,10 +24,9 @@ use crate::db::unnest::{bind_arrays, static_query_id};
 use crate::domain::messages::{MarkAs, StoredMessage};
 use crate::error::AppResult;
 
-/// What happened to the messages an event is written for.
+/// What happened to the messages a `changed` event is written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InboxChange {
-    Received,
     Marked(MarkAs),
     /// An action button completed (`true`) or reverted.
     Action {
@@ -33,33 +35,14 @@ pub enum InboxChange {
 }
 
 impl InboxChange {
-    fn kind(self) -> &'static str {
+    /// The event's `change`: read, unread, seen, unseen, archive, unarchive, complete, revert.
+    fn name(self) -> &'static str {
         match self {
-            InboxChange::Received => "received",
-            InboxChange::Marked(_) | InboxChange::Action { .. } => "changed",
+            InboxChange::Marked(mark_as) => mark_as.name(),
+            InboxChange::Action { completed: true } => "complete",
+            InboxChange::Action { completed: false } => "revert",
         }
     }
-
-    fn change(self) -> Option<&'static str> {
-        match self {
-            InboxChange::Received => None,
-            InboxChange::Marked(mark_as) => Some(mark_as.name()),
-            InboxChange::Action { completed: true } => Some("complete"),
-            InboxChange::Action { completed: false } => Some("revert"),
-        }
-    }
-}
-
-/// How the streams following the subscribers hear of the events.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Announce {
-    /// A `NOTIFY` queued in the transaction, delivered at its commit: for writers that do not commit
-    /// the transaction themselves (a request's, which a keyed request's middleware commits).
-    /// PostgreSQL commits notifying transactions one at a time, their WAL flush included.
-    WithCommit,
-    /// The caller passes the returned bumps to [`super::InboxFeed::announce`] after its commit, so its
-    /// commit does not queue behind other notifying ones: the worker's, at hundreds a second.
-    AfterCommit,
 }
 
 /// A subscriber's sequence after a write: its events up to `seq` are committed with the write.
@@ -101,26 +84,47 @@ impl InboxMessage {
     }
 }
 
-/// Writes the inbox events of `messages` (in-app messages), as `change`, and returns each subscriber's
-/// sequence after them. Call inside the transaction that changed them, after the change.
+/// Writes the inbox events of `messages` (in-app messages), as `change`, with a `NOTIFY` per subscriber
+/// that PostgreSQL delivers at the commit. Call inside the transaction that changed them, after the
+/// change: the writers of marks, snoozes and actions, whose transactions a request or its keyed
+/// middleware commits.
 pub async fn record_inbox_events(
     conn: &mut AsyncPgConnection,
     change: InboxChange,
     messages: &[InboxMessage],
-    announce: Announce,
-) -> AppResult<Vec<InboxBump>> {
+) -> AppResult<()> {
     if messages.is_empty() {
-        return Ok(Vec::new());
+        return Ok(());
     }
     let statement = EventLog {
         environment_id: messages.iter().map(|message| message.environment_id).collect(),
         subscriber_id: messages.iter().map(|message| message.subscriber_id).collect(),
         message_id: messages.iter().map(|message| message.id).collect(),
-        kind: change.kind(),
-        change: change.change(),
-        notify: announce == Announce::WithCommit,
+        change: change.name(),
     };
-    Ok(statement.load(conn).await?)
+    statement.execute(conn).await?;
+    Ok(())
+}
+
+/// The sequence numbers the `received` events of `arrived` (in-app messages this transaction inserted)
+/// took: the trigger on `messages` wrote the events and locked the subscribers' rows until the commit.
+/// The worker passes them to [`super::InboxFeed::announce`] after its commit rather than queueing a
+/// `NOTIFY` in it: PostgreSQL commits notifying transactions one at a time, their WAL flush included,
+/// and the worker commits hundreds a second.
+pub async fn arrival_bumps(conn: &mut AsyncPgConnection, arrived: &[InboxMessage]) -> AppResult<Vec<InboxBump>> {
+    if arrived.is_empty() {
+        return Ok(Vec::new());
+    }
+    let environment_ids: Vec<Uuid> = arrived.iter().map(|message| message.environment_id).collect();
+    let subscriber_ids: Vec<Uuid> = arrived.iter().map(|message| message.subscriber_id).collect();
+    Ok(diesel::sql_query(
+        "SELECT s.subscriber_id, s.last_seq FROM inbox_sequences s
+         WHERE (s.environment_id, s.subscriber_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))",
+    )
+    .bind::<Array<SqlUuid>, _>(environment_ids)
+    .bind::<Array<SqlUuid>, _>(subscriber_ids)
+    .load(conn)
+    .await?)
 }
 
 /// The statement of [`record_inbox_events`]: its text is the same for every call, so it is prepared
@@ -130,9 +134,7 @@ struct EventLog<'a> {
     environment_id: Vec<Uuid>,
     subscriber_id: Vec<Uuid>,
     message_id: Vec<Uuid>,
-    kind: &'a str,
-    change: Option<&'a str>,
-    notify: bool,
+    change: &'a str,
 }
 
 static_query_id!(EventLog, diesel::sql_types::Untyped);
@@ -157,24 +159,19 @@ impl QueryFragment<Pg> for EventLog<'_> {
                  INSERT INTO inbox_events (environment_id, subscriber_id, seq, kind, change, message_id,
                                            unread_count, unseen_count, created_at)
                  SELECT c.environment_id, c.subscriber_id,
-                        b.last_seq - count(*) OVER w + row_number() OVER (w ORDER BY c.id),
-                        ",
+                        b.last_seq - count(*) OVER w + row_number() OVER (w ORDER BY c.id), 'changed', ",
         );
-        out.push_bind_param::<Text, _>(self.kind)?;
-        out.push_sql(", ");
-        out.push_bind_param::<Nullable<Text>, _>(&self.change)?;
+        out.push_bind_param::<Text, _>(self.change)?;
         out.push_sql(
             ", c.id, b.unread_count, b.unseen_count, clock_timestamp()
                  FROM changed c
                  JOIN bumped b ON b.environment_id = c.environment_id AND b.subscriber_id = c.subscriber_id
                  WINDOW w AS (PARTITION BY c.environment_id, c.subscriber_id)
              )
-             SELECT subscriber_id, last_seq, CASE WHEN ",
+             SELECT pg_notify(",
         );
-        out.push_bind_param::<Bool, _>(&self.notify)?;
-        out.push_sql(" THEN pg_notify(");
         out.push_sql(CHANNEL_SQL);
-        out.push_sql(", subscriber_id::text || ':' || last_seq)::text END AS notified FROM bumped");
+        out.push_sql(", subscriber_id::text || ':' || last_seq) FROM bumped");
         Ok(())
     }
 }
