@@ -28,7 +28,7 @@ use crate::domain::tenancy::Tenant;
 use crate::error::{AppError, AppResult};
 
 /// A stored subscriber.
-#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[derive(Debug, Clone, PartialEq, Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = subscribers)]
 pub struct Subscriber {
     pub id: Uuid,

@@ -1,6 +1,6 @@
 //! Everything a claimed batch needs to run, loaded in one query per table for the whole batch.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use diesel::prelude::*;
@@ -66,27 +66,49 @@ pub struct BatchContext {
     pub digest_events: HashMap<Uuid, Vec<Value>>,
 }
 
+/// Rows the caller of [`BatchContext::load`] already holds, which it does not read again: a topic
+/// page's new notifications (from their template) and its members (read with the page).
+#[derive(Debug, Default)]
+pub struct Known {
+    pub notifications: Vec<NotificationFacts>,
+    pub subscribers: Vec<Subscriber>,
+}
+
 impl BatchContext {
     pub async fn load(
         conn: &mut AsyncPgConnection,
         cipher: &CredentialCipher,
         snapshots: &SnapshotCache,
         batch: &[Job],
+        known: Known,
     ) -> AppResult<Self> {
         let steps = snapshots.get_all(conn, batch.iter().map(|job| job.step_snapshot_id)).await?;
-        let notification_ids: Vec<Uuid> = batch.iter().map(|job| job.notification_id).collect();
-        let notifications: Vec<NotificationFacts> = notifications::table
-            .filter(notifications::id.eq_any(&notification_ids))
-            .select(NotificationFacts::as_select())
-            .load(conn)
-            .await?;
-        let mut subscriber_ids: Vec<Uuid> = batch.iter().map(|job| job.subscriber_id).collect();
-        subscriber_ids.extend(notifications.iter().filter_map(|n| n.actor_subscriber_id));
-        let subscribers: Vec<Subscriber> = subscribers::table
-            .filter(subscribers::id.eq_any(&subscriber_ids))
-            .select(Subscriber::as_select())
-            .load(conn)
-            .await?;
+        let mut notifications = known.notifications;
+        let notification_ids = unknown(batch.iter().map(|job| job.notification_id), &notifications, |n| n.id);
+        if !notification_ids.is_empty() {
+            notifications.extend(
+                notifications::table
+                    .filter(notifications::id.eq_any(&notification_ids))
+                    .select(NotificationFacts::as_select())
+                    .load::<NotificationFacts>(conn)
+                    .await?,
+            );
+        }
+        let mut subscribers = known.subscribers;
+        let subscriber_ids = unknown(
+            batch.iter().map(|job| job.subscriber_id).chain(notifications.iter().filter_map(|n| n.actor_subscriber_id)),
+            &subscribers,
+            |subscriber| subscriber.id,
+        );
+        if !subscriber_ids.is_empty() {
+            subscribers.extend(
+                subscribers::table
+                    .filter(subscribers::id.eq_any(&subscriber_ids))
+                    .select(Subscriber::as_select())
+                    .load::<Subscriber>(conn)
+                    .await?,
+            );
+        }
         let tenant_ids: Vec<Uuid> = notifications.iter().filter_map(|n| n.tenant_id).collect();
         let tenants: Vec<(Uuid, String, Option<String>, Option<Value>)> = if tenant_ids.is_empty() {
             Vec::new()
@@ -163,6 +185,12 @@ impl BatchContext {
             digest_events,
         })
     }
+}
+
+/// The ids of `wanted` that no row of `known` has.
+fn unknown<T>(wanted: impl Iterator<Item = Uuid>, known: &[T], id: impl Fn(&T) -> Uuid) -> Vec<Uuid> {
+    let known: HashSet<Uuid> = known.iter().map(id).collect();
+    wanted.filter(|wanted| !known.contains(wanted)).collect()
 }
 
 async fn load_results(

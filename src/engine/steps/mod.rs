@@ -153,6 +153,27 @@ impl Outcome {
     pub fn advances(&self) -> bool {
         self.is_final() && !self.stop_following && self.status != JobStatus::Merged
     }
+
+    /// The job as this outcome leaves it, for a job run before it was stored: what the update of a
+    /// claimed job's row writes (`worker::commit`), applied to the job as it would have been stored.
+    pub fn finished_job(&self, now: DateTime<Utc>) -> Job {
+        let job = &self.job;
+        Job {
+            status: self.status,
+            run_at: self.run_at.unwrap_or(job.run_at),
+            provider_id: self.provider_id.clone().unwrap_or_else(|| job.provider_id.clone()),
+            error: self.error.clone(),
+            result: self.result.clone().or_else(|| job.result.clone()),
+            digest: self.digest.clone().or_else(|| job.digest.clone()),
+            digest_key: self.digest_key.clone().or_else(|| job.digest_key.clone()),
+            digested_into_job_id: self.digested_into,
+            schedule_extensions_count: self.schedule_extensions.unwrap_or(job.schedule_extensions_count),
+            attempts: self.attempts.unwrap_or(job.attempts),
+            lease_owner: None,
+            updated_at: now,
+            ..job.clone()
+        }
+    }
 }
 
 /// The value at a dotted `path` (`a.b.c`) in a payload; `None` when absent or null.

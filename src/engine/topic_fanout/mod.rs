@@ -2,7 +2,9 @@
 //! the event's [`EventTemplate`]) in the transaction that stores the trigger, so its latency does not
 //! depend on topic size. A loop in every worker process claims due fan-outs like jobs (`FOR UPDATE SKIP
 //! LOCKED`, a lease in `run_at`, taken over when it expires) and expands one page of members per
-//! transaction ([`page`]): the page's notifications and jobs and the keyset cursor commit together.
+//! transaction ([`page`]), up to four pages at a time: a page's notifications, its jobs, the first steps run in
+//! the database (in-app, delay: run there, as a worker would, and stored finished) and the lease's
+//! extension commit together.
 //!
 //! Exactly once per subscriber: the unique index on notifications (environment, transactionId,
 //! subscriber) turns a member reached through two topics, one also named directly, or one re-expanded
@@ -14,12 +16,15 @@
 
 mod page;
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use futures_util::stream::FuturesOrdered;
+use futures_util::StreamExt;
 use tokio::sync::{watch, Notify};
 use uuid::Uuid;
 
@@ -86,37 +91,112 @@ pub async fn run_fanouts(shared: Arc<WorkerShared>, wake: Arc<Notify>, mut stop:
     }
 }
 
+/// Pages expanded at once, each in a transaction of its own: the database writes some while Herald runs
+/// the others' steps, so a single large fan-out keeps the cores busy. A 100,000-member topic fanned out
+/// to in-app messages on 2 cores took 5.96 s with 2 pages in flight, 5.71 s with 3 and 5.48 s with 4
+/// (peak RSS 101 MB with 2, 120 MB with 4: memory is the pages in flight, whatever the topic's size).
+const PAGES_IN_FLIGHT: usize = 4;
+
 /// Claims one due fan-out and expands it to the end, or until `stop` (then hands it back for another
 /// worker at once); false when none was due.
+///
+/// Pages are read in order and expanded [`PAGES_IN_FLIGHT`] at a time; they may commit out of order, so
+/// each moves the stored cursor only to the start of the oldest page in flight when it began, before
+/// which every page has committed. A crash re-expands at most the pages in flight, and a page expanded
+/// again inserts nothing: its notifications exist (the unique index), and with them their jobs.
 async fn run_one(shared: &WorkerShared, stop: &watch::Receiver<bool>) -> AppResult<bool> {
     let mut conn = shared.pool.get().await?;
     let now = shared.engine.clock.now();
     let Some(claimed) = claim(&mut conn, &shared.owner, now, lease(shared)).await? else { return Ok(false) };
     let expansion = resolve(&mut conn, claimed.clone()).await?;
-    let mut after = claimed.after_subscriber_id;
+    let mut read_after = claimed.after_subscriber_id;
+    let mut read_all = false;
+    // Where each page in flight starts, oldest first.
+    let mut starts = VecDeque::with_capacity(PAGES_IN_FLIGHT);
+    let mut expanding = FuturesOrdered::new();
+    let mut failure = None;
     loop {
-        let now = shared.engine.clock.now();
-        let expanded = page::expand_page(&mut conn, &expansion, after, &shared.owner, now, lease(shared)).await?;
-        if expanded.inserted > 0 {
-            shared.engine.wakeup.wake(Due::Jobs);
-        }
-        match expanded.next {
-            Some(_) if *stop.borrow() => {
-                hand_back(&mut conn, expansion.id, &shared.owner, shared.engine.clock.now()).await?;
-                return Ok(true);
+        if failure.is_none() && !read_all && !*stop.borrow() && expanding.len() < PAGES_IN_FLIGHT {
+            match page::next_members(&mut conn, &expansion, read_after).await {
+                Ok(members) => {
+                    read_all = (members.len() as i64) < page::PAGE_SIZE;
+                    if let Some(last) = members.last().map(|member| member.id) {
+                        let committed = starts.front().copied().unwrap_or(read_after);
+                        starts.push_back(read_after);
+                        read_after = Some(last);
+                        expanding.push_back(page::expand_page(shared, &expansion, members, committed));
+                    }
+                }
+                Err(error) => failure = Some(error),
             }
-            Some(cursor) => after = Some(cursor),
-            None => return Ok(true),
+            continue;
+        }
+        // In flight pages are awaited even after a failure: each ends its own transaction.
+        let Some(expanded) = expanding.next().await else { break };
+        starts.pop_front();
+        match expanded {
+            Ok(expanded) => {
+                if expanded.inserted > expanded.ran {
+                    shared.engine.wakeup.wake(Due::Jobs);
+                }
+                if let Some(written) = expanded.written {
+                    written.announce(shared);
+                }
+            }
+            Err(error) => failure = failure.or(Some(error)),
         }
     }
+    if let Some(error) = failure {
+        return Err(error);
+    }
+    let now = shared.engine.clock.now();
+    if read_all {
+        finish(&mut conn, expansion.id, &shared.owner, read_after, now).await?;
+    } else {
+        hand_back(&mut conn, expansion.id, &shared.owner, read_after, now).await?;
+    }
+    Ok(true)
 }
 
-/// Makes a fan-out this worker holds due again at once (a graceful stop between pages).
-async fn hand_back(conn: &mut AsyncPgConnection, id: Uuid, owner: &str, now: DateTime<Utc>) -> AppResult<()> {
+/// Marks a fan-out whose every page has committed completed.
+async fn finish(
+    conn: &mut AsyncPgConnection,
+    id: Uuid,
+    owner: &str,
+    cursor: Option<Uuid>,
+    now: DateTime<Utc>,
+) -> AppResult<()> {
     diesel::update(topic_fanouts::table)
         .filter(topic_fanouts::id.eq(id))
         .filter(topic_fanouts::lease_owner.eq(owner))
-        .set((topic_fanouts::run_at.eq(now), topic_fanouts::lease_owner.eq(None::<String>)))
+        .set((
+            topic_fanouts::status.eq("completed"),
+            topic_fanouts::lease_owner.eq(None::<String>),
+            topic_fanouts::after_subscriber_id.eq(cursor),
+            topic_fanouts::updated_at.eq(now),
+        ))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Makes a fan-out this worker holds due again at once, to resume after `cursor` (a graceful stop
+/// between pages).
+async fn hand_back(
+    conn: &mut AsyncPgConnection,
+    id: Uuid,
+    owner: &str,
+    cursor: Option<Uuid>,
+    now: DateTime<Utc>,
+) -> AppResult<()> {
+    diesel::update(topic_fanouts::table)
+        .filter(topic_fanouts::id.eq(id))
+        .filter(topic_fanouts::lease_owner.eq(owner))
+        .set((
+            topic_fanouts::run_at.eq(now),
+            topic_fanouts::lease_owner.eq(None::<String>),
+            topic_fanouts::after_subscriber_id.eq(cursor),
+        ))
         .execute(conn)
         .await?;
     Ok(())

@@ -1,11 +1,13 @@
-//! One page of a fan-out, in one transaction: the lease checked and extended, the next members by
-//! keyset (subscriber id order, across the trigger's topics), their notifications inserted unless the
-//! trigger already has one for that subscriber, the new notifications' jobs and trigger details, and the
-//! cursor moved.
+//! Pages of a fan-out. The members of the next page are read by keyset (subscriber id order, across
+//! the trigger's topics); each page is then expanded in one transaction of its own: the members'
+//! notifications unless the trigger already has one for them, the new notifications' jobs, their first
+//! steps run there when they run in the database (in-app, delay: stored finished, one row version each
+//! instead of a queued job a worker claims and updates), and last the fan-out's lease checked and
+//! extended and its cursor moved.
 
 use chrono::{DateTime, TimeDelta, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{Array, Bool, Int8, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{Array, Int8, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use serde_json::json;
 use uuid::Uuid;
@@ -13,8 +15,13 @@ use uuid::Uuid;
 use super::Expansion;
 use crate::db::batch::plan_generically;
 use crate::db::schema::topic_fanouts;
+use crate::domain::subscribers::Subscriber;
+use crate::engine::runtime::WorkerShared;
+use crate::engine::steps::context::Known;
 use crate::engine::trigger::expand::Recipients;
+use crate::engine::worker::{run_in_database, Claimed, JobsAre, Written};
 use crate::error::{AppError, AppResult};
+use crate::workflow::JobStatus;
 
 /// Members read per page (and notifications per insert): large enough that a page's commit is cheap
 /// per recipient, small enough that memory stays flat whatever the topic's size.
@@ -24,24 +31,18 @@ pub const PAGE_SIZE: i64 = 1_000;
 pub struct Expanded {
     /// Notifications created (0 when every member of the page had one, or none may receive it).
     pub inserted: usize,
-    /// The cursor to continue after; `None` when this was the last page (the fan-out is completed).
-    pub next: Option<Uuid>,
-}
-
-#[derive(QueryableByName)]
-struct Member {
-    #[diesel(sql_type = SqlUuid)]
-    id: Uuid,
-    #[diesel(sql_type = Text)]
-    subscriber_id: String,
-    #[diesel(sql_type = Bool)]
-    deleted: bool,
+    /// Of their first steps, how many ran in the page's transaction (the others are due for the workers).
+    pub ran: usize,
+    /// What the steps run wrote, to announce now that the page has committed.
+    pub written: Option<Written>,
 }
 
 // The first PAGE_SIZE distinct members after the cursor: each topic's first PAGE_SIZE by its primary key
-// (an index range scan), then merged, so a page costs the same however large the topics are.
+// (an index range scan), then merged, so a page costs the same however large the topics are. Each
+// member's subscriber is looked up by its key (`LIMIT 1` keeps the lookup a subquery: planned for a
+// page of adjacent ids, the join read the whole subscribers table into a hash, 9 ms a page of 100,000).
 const NEXT_MEMBERS: &str = "
-SELECT m.subscriber_id AS id, s.subscriber_id, s.deleted
+SELECT s.*
 FROM (
     SELECT DISTINCT c.subscriber_id
     FROM unnest($1::uuid[]) AS t(id)
@@ -54,59 +55,83 @@ FROM (
     ORDER BY c.subscriber_id
     LIMIT $4
 ) m
-JOIN subscribers s ON s.id = m.subscriber_id
+CROSS JOIN LATERAL (SELECT * FROM subscribers WHERE subscribers.id = m.subscriber_id LIMIT 1) s
 ORDER BY m.subscriber_id";
 
-/// Expands the page after `after` if this worker still holds the fan-out's lease.
-pub async fn expand_page(
+/// The members of the page after `after` (at most [`PAGE_SIZE`]; fewer on the last page).
+pub async fn next_members(
     conn: &mut AsyncPgConnection,
     expansion: &Expansion,
     after: Option<Uuid>,
-    owner: &str,
-    now: DateTime<Utc>,
-    lease: TimeDelta,
+) -> AppResult<Vec<Subscriber>> {
+    Ok(diesel::sql_query(NEXT_MEMBERS)
+        .bind::<Array<SqlUuid>, _>(&expansion.topic_ids)
+        .bind::<SqlUuid, _>(after.unwrap_or(Uuid::nil()))
+        .bind::<Timestamptz, _>(expansion.accepted_at)
+        .bind::<Int8, _>(PAGE_SIZE)
+        .load(conn)
+        .await?)
+}
+
+/// Expands `members` if this worker still holds the fan-out's lease, and moves its cursor to
+/// `committed`: a point every page before it has committed at (see `topic_fanout::run_one`).
+pub async fn expand_page(
+    shared: &WorkerShared,
+    expansion: &Expansion,
+    members: Vec<Subscriber>,
+    committed: Option<Uuid>,
 ) -> AppResult<Expanded> {
+    let now = shared.engine.clock.now();
+    let lease = super::lease(shared);
+    let mut conn = shared.pool.get().await?;
     conn.transaction::<_, AppError, _>(async |conn| {
         plan_generically(conn).await?;
-        let held = diesel::update(topic_fanouts::table)
-            .filter(topic_fanouts::id.eq(expansion.id))
-            .filter(topic_fanouts::lease_owner.eq(owner))
-            .filter(topic_fanouts::status.eq("running"))
-            .set((topic_fanouts::run_at.eq(now + lease), topic_fanouts::updated_at.eq(now)))
-            .execute(conn)
-            .await?;
-        if held == 0 {
-            return Err(AppError::internal("a topic fan-out's lease expired and another worker took it over"));
-        }
-        let members: Vec<Member> = diesel::sql_query(NEXT_MEMBERS)
-            .bind::<Array<SqlUuid>, _>(&expansion.topic_ids)
-            .bind::<SqlUuid, _>(after.unwrap_or(Uuid::nil()))
-            .bind::<Timestamptz, _>(expansion.accepted_at)
-            .bind::<Int8, _>(PAGE_SIZE)
-            .load(conn)
-            .await?;
-        let last = members.last().map(|member| member.id);
         let template = &expansion.template;
-        let reached: Vec<&Member> =
-            members.iter().filter(|member| !member.deleted && !expansion.excluded.contains(&member.id)).collect();
+        let reached: Vec<Subscriber> =
+            members.into_iter().filter(|member| !member.deleted && !expansion.excluded.contains(&member.id)).collect();
         let mut recipients = Recipients::with_capacity(reached.len());
         recipients.start(template);
         for member in &reached {
             recipients.push(member.id, json!({ "subscriberId": member.subscriber_id }));
         }
-        let inserted = recipients.insert(conn).await?;
-        let finished = (members.len() as i64) < PAGE_SIZE;
-        diesel::update(topic_fanouts::table)
-            .filter(topic_fanouts::id.eq(expansion.id))
-            .set((
-                topic_fanouts::after_subscriber_id.eq(last.or(after)),
-                topic_fanouts::status.eq(if finished { "completed" } else { "running" }),
-                topic_fanouts::lease_owner.eq(if finished { None } else { Some(owner) }),
-                topic_fanouts::updated_at.eq(now),
-            ))
-            .execute(conn)
-            .await?;
-        Ok(Expanded { inserted, next: if finished { None } else { last } })
+        let (inserted, held) = recipients.insert_holding_first_steps(conn).await?;
+        let ran = held.len();
+        // The steps read neither the notifications just inserted nor the members just read.
+        let known = Known {
+            notifications: held.iter().map(|job| template.notification_facts(job.notification_id)).collect(),
+            subscribers: reached,
+        };
+        let first_steps = held.into_iter().map(|job| Claimed { job, previous_status: JobStatus::Queued }).collect();
+        let written = run_in_database(conn, shared, first_steps, known, JobsAre::New, now).await?;
+        move_cursor(conn, expansion.id, &shared.owner, committed, now, lease).await?;
+        Ok(Expanded { inserted, ran, written })
     })
     .await
+}
+
+/// Extends the lease and moves the cursor, last in a page's transaction (the fan-out's row is locked
+/// from there to the commit only, so pages in flight together do not wait for each other's work).
+async fn move_cursor(
+    conn: &mut AsyncPgConnection,
+    id: Uuid,
+    owner: &str,
+    committed: Option<Uuid>,
+    now: DateTime<Utc>,
+    lease: TimeDelta,
+) -> AppResult<()> {
+    let held = diesel::update(topic_fanouts::table)
+        .filter(topic_fanouts::id.eq(id))
+        .filter(topic_fanouts::lease_owner.eq(owner))
+        .filter(topic_fanouts::status.eq("running"))
+        .set((
+            topic_fanouts::after_subscriber_id.eq(committed),
+            topic_fanouts::run_at.eq(now + lease),
+            topic_fanouts::updated_at.eq(now),
+        ))
+        .execute(conn)
+        .await?;
+    if held == 0 {
+        return Err(AppError::internal("a topic fan-out's lease expired and another worker took it over"));
+    }
+    Ok(())
 }

@@ -13,7 +13,7 @@
 //! the notifications and their jobs are one statement: a trigger batch or a topic page stores them in
 //! one round trip.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use diesel::pg::Pg;
@@ -27,9 +27,9 @@ use uuid::Uuid;
 
 use super::fanout::EventTemplate;
 use crate::db::unnest::{bind_arrays, static_query_id};
-use crate::engine::jobs;
+use crate::engine::jobs::{self, Job};
 use crate::error::AppResult;
-use crate::workflow::{JobStatus, StepSnapshot, INTERNAL_PROVIDER};
+use crate::workflow::{JobKind, JobStatus, StepSnapshot, INTERNAL_PROVIDER};
 
 /// Tries of a step before it fails.
 const MAX_ATTEMPTS: i32 = crate::providers::DEFAULT_MAX_ATTEMPTS as i32;
@@ -73,15 +73,84 @@ impl<'a> Recipients<'a> {
     /// for its subscriber yet (a topic member reached twice, a page expanded again after a crash), and
     /// the jobs of each notification inserted, in one statement; returns how many were inserted.
     pub async fn insert(&self, conn: &mut AsyncPgConnection) -> AppResult<usize> {
+        Ok(self.store(conn, FirstSteps::Stored).await?.len())
+    }
+
+    /// Inserts as [`Self::insert`] does, except the first job of each notification inserted when its
+    /// step runs in the database (in-app, delay: `JobKind::runs_in_database`): those are returned, as
+    /// they would have been stored, for the caller to run in this transaction and insert finished
+    /// (`worker::run_in_database`, `JobsAre::New`). Returns how many notifications were inserted.
+    pub async fn insert_holding_first_steps(&self, conn: &mut AsyncPgConnection) -> AppResult<(usize, Vec<Job>)> {
+        let inserted: HashSet<Uuid> = self.store(conn, FirstSteps::HeldWhenInDatabase).await?.into_iter().collect();
+        let held = self
+            .recipients
+            .iter()
+            .filter(|recipient| inserted.contains(&recipient.notification_id))
+            .filter_map(|recipient| self.held_first_job(recipient))
+            .collect();
+        Ok((inserted.len(), held))
+    }
+
+    /// The notifications and jobs in one statement; returns the ids of the notifications inserted.
+    async fn store(&self, conn: &mut AsyncPgConnection, first_steps: FirstSteps) -> AppResult<Vec<Uuid>> {
         if self.recipients.is_empty() {
-            return Ok(0);
+            return Ok(Vec::new());
         }
         let rows = RecipientRows {
             notifications: NotificationRows::of(&self.templates, &self.recipients),
-            jobs: JobRows::of(&self.templates, &self.recipients),
+            jobs: JobRows::of(&self.templates, &self.recipients, first_steps),
         };
-        Ok(rows.load::<Uuid>(conn).await?.len())
+        Ok(rows.load::<Uuid>(conn).await?)
     }
+
+    /// The job of `recipient`'s first step as the insert stores it (due at the trigger's acceptance),
+    /// when that step runs in the database.
+    fn held_first_job(&self, recipient: &Recipient) -> Option<Job> {
+        let template = self.templates[recipient.template as usize - 1];
+        let kind = first_step_in_database(template)?;
+        let step = &template.jobs[0];
+        Some(Job {
+            id: Uuid::now_v7(),
+            environment_id: template.environment_id,
+            organization_id: template.organization_id,
+            notification_id: recipient.notification_id,
+            subscriber_id: recipient.subscriber_id,
+            workflow_id: template.workflow_id,
+            step_id: step.step_id,
+            kind,
+            position: FIRST_STEP_POSITION,
+            status: JobStatus::Queued,
+            run_at: template.accepted_at,
+            lease_owner: None,
+            attempts: 0,
+            max_attempts: MAX_ATTEMPTS,
+            provider_id: INTERNAL_PROVIDER.to_string(),
+            digest: None,
+            digest_key: step.digest_key.clone(),
+            digested_into_job_id: None,
+            schedule_extensions_count: 0,
+            transaction_id: template.transaction_id.clone(),
+            error: None,
+            created_at: template.accepted_at,
+            updated_at: template.accepted_at,
+            result: None,
+            traceparent: template.traceparent.clone(),
+            step_snapshot_id: step.step.id,
+        })
+    }
+}
+
+/// Whether the statement stores every job, or leaves out the first steps that run in the database.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FirstSteps {
+    Stored,
+    HeldWhenInDatabase,
+}
+
+/// The kind of `template`'s first step when it runs in the database.
+fn first_step_in_database(template: &EventTemplate) -> Option<JobKind> {
+    let kind: JobKind = template.jobs.as_slice().first()?.kind.parse().ok()?;
+    kind.runs_in_database().then_some(kind)
 }
 
 /// The notifications and their jobs, one statement (one round trip of the batch's transaction fewer
@@ -263,7 +332,7 @@ struct JobRows<'a> {
 }
 
 impl<'a> JobRows<'a> {
-    fn of(templates: &[&'a EventTemplate], recipients: &[Recipient]) -> Self {
+    fn of(templates: &[&'a EventTemplate], recipients: &[Recipient], first_steps: FirstSteps) -> Self {
         // Where each template's jobs start in the flattened list, from 1.
         let mut first_job = Vec::with_capacity(templates.len());
         let mut next = 1;
@@ -294,7 +363,9 @@ impl<'a> JobRows<'a> {
         };
         for recipient in recipients {
             let index = recipient.template as usize - 1;
-            for job in 0..templates[index].jobs.len() as i32 {
+            let held =
+                first_steps == FirstSteps::HeldWhenInDatabase && first_step_in_database(templates[index]).is_some();
+            for job in i32::from(held)..templates[index].jobs.len() as i32 {
                 rows.id.push(Uuid::now_v7());
                 rows.notification_id.push(recipient.notification_id);
                 rows.subscriber_id.push(recipient.subscriber_id);

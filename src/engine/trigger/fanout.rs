@@ -16,6 +16,7 @@ use uuid::Uuid;
 use super::expand::Recipients;
 use super::request::Recipient;
 use super::PreparedTrigger;
+use crate::engine::steps::context::NotificationFacts;
 use crate::engine::steps::digest_key_value;
 use crate::workflow::controls::{read, DigestControls};
 use crate::workflow::{JobKind, SharedSnapshot, StepKind};
@@ -104,6 +105,19 @@ impl EventTemplate {
             accepted_at: trigger.now,
             jobs,
             traceparent: trigger.traceparent.clone(),
+        }
+    }
+
+    /// What the jobs of notification `id`, stored from this template, read of it.
+    pub fn notification_facts(&self, id: Uuid) -> NotificationFacts {
+        NotificationFacts {
+            id,
+            actor_subscriber_id: self.actor_subscriber_id,
+            tenant_id: self.tenant_id,
+            critical: self.critical,
+            channels: self.channels.clone(),
+            payload: self.payload.clone(),
+            overrides: self.overrides.clone(),
         }
     }
 }

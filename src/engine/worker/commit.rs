@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{Array, Int4, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{Array, Int4, Jsonb, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -48,7 +48,7 @@ pub async fn commit_outcomes(
             if outcomes.len() < ids.len() {
                 tracing::warn!(lost = ids.len() - outcomes.len(), "jobs taken over by another worker were not written");
             }
-            write_outcomes(conn, outcomes, now).await
+            write_outcomes(conn, outcomes, JobsAre::Claimed, now).await
         })
         .await?;
     written.announce(shared);
@@ -72,11 +72,22 @@ impl Written {
     }
 }
 
-/// Writes `outcomes`, whose jobs this transaction holds (locked), and moves each finished
-/// notification on to its next job.
+/// Where the jobs of a batch's outcomes are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobsAre {
+    /// Rows this transaction holds (claimed and locked, or leased): their outcomes update them.
+    Claimed,
+    /// Not stored yet: run in the transaction that creates them (the first steps of a topic page,
+    /// `engine::topic_fanout`), they are inserted as their outcomes leave them, one row version each
+    /// instead of a queued one and its update.
+    New,
+}
+
+/// Writes `outcomes` (their jobs are `jobs_are`), and moves each finished notification on to its next job.
 pub async fn write_outcomes(
     conn: &mut AsyncPgConnection,
     mut outcomes: Vec<Outcome>,
+    jobs_are: JobsAre,
     now: DateTime<Utc>,
 ) -> AppResult<Written> {
     let new_messages: Vec<NewMessageRow> = outcomes
@@ -101,7 +112,10 @@ pub async fn write_outcomes(
         outcomes.iter().flat_map(|outcome| outcome.dead_destinations.iter().cloned()).collect();
     remove_dead_destinations(conn, &dead, now).await?;
     let merges = digest_windows::resolve_arrivals(conn, &mut outcomes).await?;
-    write_jobs(conn, &outcomes, now).await?;
+    match jobs_are {
+        JobsAre::Claimed => write_jobs(conn, &outcomes, now).await?,
+        JobsAre::New => insert_jobs(conn, &outcomes, now).await?,
+    }
 
     let mut details: Vec<Detail> = outcomes.iter().flat_map(|outcome| outcome.details.iter().cloned()).collect();
     let advancing: Vec<&Outcome> = outcomes.iter().filter(|outcome| outcome.advances()).collect();
@@ -154,6 +168,20 @@ async fn write_jobs(conn: &mut AsyncPgConnection, outcomes: &[Outcome], now: Dat
         now,
     )
     .await?;
+    Ok(())
+}
+
+/// Inserts the jobs of `outcomes`, run before they were stored, as [`write_jobs`] would leave them.
+async fn insert_jobs(conn: &mut AsyncPgConnection, outcomes: &[Outcome], now: DateTime<Utc>) -> AppResult<()> {
+    if outcomes.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<Job> = outcomes.iter().map(|outcome| outcome.finished_job(now)).collect();
+    let rows = serde_json::to_value(rows).map_err(AppError::internal)?;
+    diesel::sql_query("INSERT INTO jobs SELECT * FROM jsonb_populate_recordset(NULL::jobs, $1)")
+        .bind::<Jsonb, _>(rows)
+        .execute(conn)
+        .await?;
     Ok(())
 }
 

@@ -17,9 +17,11 @@ use tokio::sync::{watch, Notify};
 use tracing::Instrument;
 
 pub use super::runtime::{WorkerSettings, WorkerShared};
-use claim::{BatchLease, Claimed};
+use claim::BatchLease;
+pub use claim::Claimed;
+pub use commit::{JobsAre, Written};
 
-use super::steps::context::BatchContext;
+use super::steps::context::{BatchContext, Known};
 use super::steps::{run_job, StepInput};
 use super::wake::Due;
 use super::{retention, topic_fanout, unsnooze};
@@ -156,7 +158,7 @@ async fn run_batch(shared: &WorkerShared, limit: i64) -> Result<ClaimSize, Batch
             // Due order: the jobs left are the latest due.
             outside.truncate(usize::try_from(shared.settings.batch_size).unwrap_or(usize::MAX));
             let leased = claim::lease_jobs(conn, outside, &lease, now).await?;
-            let written = run_in_database(conn, shared, in_database, now).await?;
+            let written = run_in_database(conn, shared, in_database, Known::default(), JobsAre::Claimed, now).await?;
             Ok((size, leased, written))
         })
         .await
@@ -175,14 +177,17 @@ async fn run_batch(shared: &WorkerShared, limit: i64) -> Result<ClaimSize, Batch
     Ok(size)
 }
 
-/// Runs the claimed jobs that reach nothing outside the database and writes their outcomes, in the
-/// claiming transaction (each is one more attempt, as a lease would count it).
-async fn run_in_database(
+/// Runs jobs that reach nothing outside the database and writes their outcomes, in the transaction
+/// that claimed them, or that creates them (`jobs_are`: a topic page's first steps, whose notifications
+/// and subscribers the page knows) (each is one more attempt, as a lease would count it).
+pub async fn run_in_database(
     conn: &mut AsyncPgConnection,
     shared: &WorkerShared,
     claimed: Vec<Claimed>,
+    known: Known,
+    jobs_are: JobsAre,
     now: DateTime<Utc>,
-) -> AppResult<Option<commit::Written>> {
+) -> AppResult<Option<Written>> {
     if claimed.is_empty() {
         return Ok(None);
     }
@@ -192,7 +197,7 @@ async fn run_in_database(
         job.attempts += 1;
         shared.engine.metrics.job(job.kind.as_str(), "claimed");
     }
-    let batch = BatchContext::load(conn, &shared.cipher, &shared.snapshots, &jobs).await?;
+    let batch = BatchContext::load(conn, &shared.cipher, &shared.snapshots, &jobs, known).await?;
     let mut outcomes = Vec::with_capacity(jobs.len());
     for (job, previous_status) in jobs.iter().zip(previous_statuses) {
         let input = StepInput { job, batch: &batch, now };
@@ -205,7 +210,7 @@ async fn run_in_database(
     // `notifications.id = ANY($1)` kept the plan made while the table was nearly empty (a scan): 15 ms
     // a batch instead of a fraction of one in a 20,000-trigger run (pg_stat_statements).
     plan_generically(conn).await?;
-    let written = commit::write_outcomes(conn, outcomes, now).await?;
+    let written = commit::write_outcomes(conn, outcomes, jobs_are, now).await?;
     for (step_type, status) in ended {
         shared.engine.metrics.job(step_type, status);
     }
@@ -240,7 +245,7 @@ async fn run_claimed(
     let batch = {
         let mut conn = shared.pool.get().await?;
         let jobs: Vec<_> = claimed.iter().map(|claimed| claimed.job.clone()).collect();
-        BatchContext::load(&mut conn, &shared.cipher, &shared.snapshots, &jobs).await?
+        BatchContext::load(&mut conn, &shared.cipher, &shared.snapshots, &jobs, Known::default()).await?
     };
     // No connection is held while steps run: provider calls may take seconds. The steps of a batch run
     // concurrently (a for loop, not a closure: spawned futures cannot hold a closure over borrowed jobs).

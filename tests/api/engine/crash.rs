@@ -287,9 +287,10 @@ async fn delayed_and_digesting_jobs_survive_a_kill_and_fire_once_after_restart()
     assert_eq!(jobs_logging(&mut conn, "digest", "Digest window closed with 50 events", "> 1").await, 0);
 }
 
-/// A worker killed with SIGKILL in the middle of a topic's fan-out: the next worker takes the fan-out
-/// over when its lease expires and resumes after the last committed page; every member ends with
-/// exactly one notification (and its jobs), the one also named directly included.
+/// A worker killed with SIGKILL in the middle of a topic's fan-out (its pages in flight, each running
+/// its in-app steps in its own transaction): the next worker takes the fan-out over when its lease
+/// expires and resumes after the last committed page; every member ends with exactly one notification,
+/// its job and its message, the one also named directly included.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_worker_killed_mid_fan_out_resumes_without_losing_or_doubling_a_member() {
     const MEMBERS: i64 = 20_000;
@@ -334,6 +335,9 @@ async fn a_worker_killed_mid_fan_out_resumes_without_losing_or_doubling_a_member
         MEMBERS,
         "an in-app job each (trigger jobs are not stored)"
     );
+    wait_for_count(&mut conn, "SELECT count(*) AS n FROM jobs WHERE status = 'completed'", MEMBERS).await;
+    assert_exactly_once(&mut conn, &[]).await;
+    assert_eq!(count(&mut conn, "SELECT count(DISTINCT subscriber_id) AS n FROM messages").await, MEMBERS);
     assert_eq!(count(&mut conn, "SELECT attempts::bigint AS n FROM topic_fanouts").await, 2, "taken over once");
 }
 

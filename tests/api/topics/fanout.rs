@@ -209,3 +209,58 @@ async fn a_fan_out_whose_claim_lost_its_answer_resumes_without_waiting_for_the_l
     wait_until_settled(&server).await;
     assert_eq!(recipients_of(&server, "lost-fanout").await, once(&["l1", "l2"]));
 }
+
+/// A fan-out runs the in-app step of each member's notification in the page's own transaction and
+/// stores its job finished: no worker claims it, and no job row is written twice. Its pages run
+/// several at a time, and each member still gets exactly one message, with the step's details.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fan_out_delivers_in_app_steps_in_its_pages_without_rewriting_their_jobs() {
+    #[derive(diesel::QueryableByName)]
+    struct Writes {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        inserted: i64,
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        updated: i64,
+    }
+    const MEMBERS: i64 = 3_500;
+    let server = TestServer::start().await;
+    create_workflow(&server, "feed", json!([in_app_step()])).await;
+    {
+        let mut conn = server.pool.get().await.unwrap();
+        seed_topic(&mut conn, server.environment_id, "readers", MEMBERS).await;
+    }
+    let body = json!({"name": "feed", "payload": {"orderId": 9}, "to": {"type": "Topic", "topicKey": "readers"}});
+    let transaction_id = trigger_processed(&server, body).await;
+    wait_until_fanned_out(&server).await;
+    wait_until_settled(&server).await;
+
+    assert_eq!(count(&server, "messages").await, MEMBERS);
+    assert_eq!(count(&server, "(SELECT DISTINCT subscriber_id FROM messages) AS each_once").await, MEMBERS);
+    assert_eq!(count(&server, "jobs WHERE status = 'completed' AND attempts = 1").await, MEMBERS);
+    assert_eq!(
+        count(&server, "execution_details WHERE detail = 'In-app message created'").await,
+        MEMBERS,
+        "the step's detail, once per job"
+    );
+    let (_, messages) = server.get_json("/v1/messages?subscriberId=readers-1234").await;
+    assert_eq!(messages["data"][0]["content"], "Hi there, order 9 shipped", "{messages}");
+    assert_eq!(messages["data"][0]["transactionId"], transaction_id.as_str(), "{messages}");
+
+    // Statistics reach the view within seconds.
+    let mut conn = server.pool.get().await.unwrap();
+    let mut writes = Writes { inserted: 0, updated: 0 };
+    for _ in 0..300 {
+        writes = diesel::sql_query(
+            "SELECT n_tup_ins AS inserted, n_tup_upd AS updated FROM pg_stat_user_tables WHERE relid = 'jobs'::regclass",
+        )
+        .get_result(&mut conn)
+        .await
+        .unwrap();
+        if writes.inserted >= MEMBERS {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(writes.inserted, MEMBERS, "one job row inserted per member");
+    assert_eq!(writes.updated, 0, "job rows claimed and rewritten by a worker");
+}
