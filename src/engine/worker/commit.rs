@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{Array, Int4, Jsonb, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{Array, Int4, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -177,9 +177,10 @@ async fn insert_jobs(conn: &mut AsyncPgConnection, outcomes: &[Outcome], now: Da
         return Ok(());
     }
     let rows: Vec<Job> = outcomes.iter().map(|outcome| outcome.finished_job(now)).collect();
-    let rows = serde_json::to_value(rows).map_err(AppError::internal)?;
-    diesel::sql_query("INSERT INTO jobs SELECT * FROM jsonb_populate_recordset(NULL::jobs, $1)")
-        .bind::<Jsonb, _>(rows)
+    // JSON text, written straight from the rows: a `serde_json::Value` of them built a map per row first.
+    let rows = serde_json::to_string(&rows).map_err(AppError::internal)?;
+    diesel::sql_query("INSERT INTO jobs SELECT * FROM json_populate_recordset(NULL::jobs, $1::json)")
+        .bind::<Text, _>(rows)
         .execute(conn)
         .await?;
     Ok(())
