@@ -2,9 +2,9 @@
 //! the event's [`EventTemplate`]) in the transaction that stores the trigger, so its latency does not
 //! depend on topic size. A loop in every worker process claims due fan-outs like jobs (`FOR UPDATE SKIP
 //! LOCKED`, a lease in `run_at`, taken over when it expires) and expands one page of members per
-//! transaction ([`page`]), up to four pages at a time: a page's notifications, its jobs, the first steps run in
-//! the database (in-app, delay: run there, as a worker would, and stored finished) and the lease's
-//! extension commit together.
+//! transaction ([`page`]), up to four pages at a time: a page's notifications, its jobs, its first steps
+//! that run in the database (in-app, delay: run there, as a worker would, and stored finished) and the
+//! lease's extension commit together.
 //!
 //! Exactly once per subscriber: the unique index on notifications (environment, transactionId,
 //! subscriber) turns a member reached through two topics, one also named directly, or one re-expanded

@@ -40,7 +40,7 @@ pub struct Expanded {
 // The first PAGE_SIZE distinct members after the cursor: each topic's first PAGE_SIZE by its primary key
 // (an index range scan), then merged, so a page costs the same however large the topics are. Each
 // member's subscriber is looked up by its key (`LIMIT 1` keeps the lookup a subquery: planned for a
-// page of adjacent ids, the join read the whole subscribers table into a hash, 9 ms a page of 100,000).
+// page of adjacent ids, a join read the whole subscribers table into a hash, 9 ms a page among 100,000).
 const NEXT_MEMBERS: &str = "
 SELECT s.*
 FROM (
