@@ -168,6 +168,9 @@ async fn a_20000_member_topic_is_expanded_to_one_notification_and_its_jobs_per_m
     assert_eq!(per_member.len() as i64, MEMBERS);
     assert!(per_member.iter().all(|(_, n)| *n == 1), "no member twice");
     assert_eq!(count(&server, "jobs").await, MEMBERS * 2, "a delay and an in-app job per member");
+    // The delay ran in its page: each is parked until its end, the in-app step after it still waits.
+    assert_eq!(count(&server, "jobs WHERE type = 'delay' AND status = 'delayed' AND attempts = 1").await, MEMBERS);
+    assert_eq!(count(&server, "jobs WHERE type = 'in_app' AND status = 'pending'").await, MEMBERS);
     let progress: Value = {
         #[derive(diesel::QueryableByName)]
         struct Row {
