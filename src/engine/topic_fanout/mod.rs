@@ -149,53 +149,29 @@ async fn run_one(shared: &WorkerShared, stop: &watch::Receiver<bool>) -> AppResu
     if let Some(error) = failure {
         return Err(error);
     }
-    let now = shared.engine.clock.now();
-    if read_all {
-        finish(&mut conn, expansion.id, &shared.owner, read_after, now).await?;
-    } else {
-        hand_back(&mut conn, expansion.id, &shared.owner, read_after, now).await?;
-    }
+    let_go(&mut conn, expansion.id, &shared.owner, read_after, read_all, shared.engine.clock.now()).await?;
     Ok(true)
 }
 
-/// Marks a fan-out whose every page has committed completed.
-async fn finish(
+/// Lets go of a fan-out this worker holds once its pages in flight have committed: completed when every
+/// page is expanded, otherwise due again at once, to resume after `cursor` (a graceful stop).
+async fn let_go(
     conn: &mut AsyncPgConnection,
     id: Uuid,
     owner: &str,
     cursor: Option<Uuid>,
+    completed: bool,
     now: DateTime<Utc>,
 ) -> AppResult<()> {
     diesel::update(topic_fanouts::table)
         .filter(topic_fanouts::id.eq(id))
         .filter(topic_fanouts::lease_owner.eq(owner))
         .set((
-            topic_fanouts::status.eq("completed"),
-            topic_fanouts::lease_owner.eq(None::<String>),
-            topic_fanouts::after_subscriber_id.eq(cursor),
-            topic_fanouts::updated_at.eq(now),
-        ))
-        .execute(conn)
-        .await?;
-    Ok(())
-}
-
-/// Makes a fan-out this worker holds due again at once, to resume after `cursor` (a graceful stop
-/// between pages).
-async fn hand_back(
-    conn: &mut AsyncPgConnection,
-    id: Uuid,
-    owner: &str,
-    cursor: Option<Uuid>,
-    now: DateTime<Utc>,
-) -> AppResult<()> {
-    diesel::update(topic_fanouts::table)
-        .filter(topic_fanouts::id.eq(id))
-        .filter(topic_fanouts::lease_owner.eq(owner))
-        .set((
+            topic_fanouts::status.eq(if completed { "completed" } else { "running" }),
             topic_fanouts::run_at.eq(now),
             topic_fanouts::lease_owner.eq(None::<String>),
             topic_fanouts::after_subscriber_id.eq(cursor),
+            topic_fanouts::updated_at.eq(now),
         ))
         .execute(conn)
         .await?;
