@@ -1,0 +1,1 @@
+CREATE INDEX notifications_channels_idx ON notifications USING gin (channels);
