@@ -162,8 +162,8 @@ async fn admin(
             let swept = retention::sweep(&database.pool, cutoff).await?;
             let seconds = started.elapsed().as_secs_f64();
             println!(
-                "deleted {} notifications and {} transactionIds older than {cutoff} in {seconds:.2} s",
-                swept.notifications, swept.transactions
+                "deleted {} notifications, {} topic fan-outs and {} transactionIds older than {cutoff} in {seconds:.2} s",
+                swept.notifications, swept.topic_fanouts, swept.transactions
             );
             let keys = retention::sweep_expired(&database.pool, chrono::Utc::now()).await?;
             println!("deleted {keys} expired idempotency keys");

@@ -4,7 +4,9 @@
 //! CASCADE`), and so are the transactionId claims of that age once none of their
 //! notifications is left, so a transactionId is unique per environment within the retention period. A
 //! notification with a job still waiting (a delay or digest longer than the period) is kept until that
-//! job finishes.
+//! job finishes. A trigger's topic fan-out, once completed, goes at the same age (the activity API reads
+//! an event's topics from it, so it lives as long as the notifications it made), and its transactionId
+//! claim only after it.
 //!
 //! The inbox's event log (`inbox_events`) is swept by the same cutoff: a client resuming from an
 //! event older than that gets a `reset` (see `domain::inbox::events`).
@@ -40,9 +42,9 @@ pub async fn sweep_periodically(shared: Arc<WorkerShared>, retention: TimeDelta,
     while !*stop.borrow() {
         let cutoff = shared.engine.clock.now() - retention;
         match sweep(&shared.pool, cutoff).await {
-            Ok(swept) if swept.notifications + swept.transactions + swept.inbox_events > 0 => {
-                let Swept { notifications, transactions, inbox_events } = swept;
-                tracing::info!(notifications, transactions, inbox_events, %cutoff, "retention sweep");
+            Ok(swept) if swept != Swept::default() => {
+                let Swept { notifications, topic_fanouts, transactions, inbox_events } = swept;
+                tracing::info!(notifications, topic_fanouts, transactions, inbox_events, %cutoff, "retention sweep");
             }
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "retention sweep failed; retrying at the next one"),
@@ -63,6 +65,7 @@ pub async fn sweep_periodically(shared: Arc<WorkerShared>, retention: TimeDelta,
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Swept {
     pub notifications: u64,
+    pub topic_fanouts: u64,
     pub transactions: u64,
     pub inbox_events: u64,
 }
@@ -70,43 +73,31 @@ pub struct Swept {
 /// Deletes everything created before `cutoff`, chunk by chunk.
 pub async fn sweep(pool: &DbPool, cutoff: DateTime<Utc>) -> AppResult<Swept> {
     let mut conn = pool.get().await?;
-    let mut swept = Swept::default();
+    Ok(Swept {
+        notifications: delete_all(&mut conn, DELETE_NOTIFICATIONS, cutoff).await?,
+        topic_fanouts: delete_all(&mut conn, DELETE_FANOUTS, cutoff).await?,
+        transactions: delete_all(&mut conn, DELETE_TRANSACTIONS, cutoff).await?,
+        inbox_events: delete_all(&mut conn, DELETE_INBOX_EVENTS, cutoff).await?,
+    })
+}
+
+/// Runs `sql` chunk by chunk until a chunk comes back short; returns how many rows it deleted.
+async fn delete_all(conn: &mut AsyncPgConnection, sql: &str, cutoff: DateTime<Utc>) -> AppResult<u64> {
+    let mut swept = 0;
     loop {
-        let deleted = delete_chunk(&mut conn, DELETE_NOTIFICATIONS, cutoff).await?;
-        swept.notifications += deleted;
+        let deleted = delete_chunk(conn, sql, cutoff).await?;
+        swept += deleted;
         if deleted < CHUNK as u64 {
-            break;
+            return Ok(swept);
         }
     }
-    loop {
-        let deleted = delete_chunk(&mut conn, DELETE_TRANSACTIONS, cutoff).await?;
-        swept.transactions += deleted;
-        if deleted < CHUNK as u64 {
-            break;
-        }
-    }
-    loop {
-        let deleted = delete_chunk(&mut conn, DELETE_INBOX_EVENTS, cutoff).await?;
-        swept.inbox_events += deleted;
-        if deleted < CHUNK as u64 {
-            break;
-        }
-    }
-    Ok(swept)
 }
 
 /// Deletes the idempotency keys expired at `now`, chunk by chunk (returns how many), and the rows of
 /// API processes silent for an hour.
 pub async fn sweep_expired(pool: &DbPool, now: DateTime<Utc>) -> AppResult<u64> {
     let mut conn = pool.get().await?;
-    let mut swept = 0;
-    loop {
-        let deleted = delete_chunk(&mut conn, DELETE_EXPIRED_KEYS, now).await?;
-        swept += deleted;
-        if deleted < CHUNK as u64 {
-            break;
-        }
-    }
+    let swept = delete_all(&mut conn, DELETE_EXPIRED_KEYS, now).await?;
     diesel::sql_query("DELETE FROM api_processes WHERE last_seen < $1 - interval '1 hour'")
         .bind::<Timestamptz, _>(now)
         .execute(&mut conn)
@@ -154,12 +145,25 @@ DELETE FROM idempotency_keys WHERE (environment_id, key) IN (
     FOR UPDATE SKIP LOCKED
 )";
 
+// A fan-out still queued or running is kept whatever its age: its members are still to be reached.
+// Completed ones are found by `topic_fanouts_completed_idx`, an entry written once per fan-out, when it
+// completes.
+const DELETE_FANOUTS: &str = "
+DELETE FROM topic_fanouts WHERE id IN (
+    SELECT id FROM topic_fanouts
+    WHERE status = 'completed' AND accepted_at < $1
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED
+)";
+
 const DELETE_TRANSACTIONS: &str = "
 DELETE FROM trigger_transactions WHERE (environment_id, transaction_id) IN (
     SELECT t.environment_id, t.transaction_id FROM trigger_transactions t
     WHERE t.created_at < $1
       AND NOT EXISTS (SELECT 1 FROM notifications n
                       WHERE n.environment_id = t.environment_id AND n.transaction_id = t.transaction_id)
+      AND NOT EXISTS (SELECT 1 FROM topic_fanouts f
+                      WHERE f.environment_id = t.environment_id AND f.transaction_id = t.transaction_id)
     LIMIT $2
     FOR UPDATE SKIP LOCKED
 )";

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::convert::{enum_name, read_json};
 use super::template_convert::triggers;
-use crate::domain::activity::{ActivityJob, Event, EventPage, EventQuery, ExecutionDetailRow};
+use crate::domain::activity::{ActivityJob, Event, EventPage, EventQuery, EventTopic, ExecutionDetailRow};
 use crate::domain::workflows::StoredWorkflow;
 use crate::proto::herald::v1 as pb;
 use crate::wire::{format_timestamp, json_to_struct};
@@ -72,8 +72,7 @@ impl From<Event> for pb::NotificationEvent {
             tags: notification.tags,
             controls: json_to_struct(notification.controls),
             to: json_to_struct(notification.to_recipient),
-            // No topics yet: no event is sent through one.
-            topics: Vec::new(),
+            topics: event.topics.into_iter().map(pb::NotificationEventTopic::from).collect(),
             severity: Severity::from_str_name(&notification.severity).map(|severity| severity as i32),
             critical: Some(notification.critical),
         }
@@ -86,6 +85,13 @@ fn event_template(stored: &StoredWorkflow) -> pb::NotificationEventTemplate {
         name: stored.workflow.name.clone(),
         origin: Some(stored.workflow.origin.clone()),
         triggers: triggers(stored),
+    }
+}
+
+impl From<EventTopic> for pb::NotificationEventTopic {
+    /// A topic deleted since the trigger has no id left: `_topicId` is empty.
+    fn from(topic: EventTopic) -> Self {
+        Self { topic_id: topic.id.map(|id| id.to_string()).unwrap_or_default(), topic_key: topic.key }
     }
 }
 

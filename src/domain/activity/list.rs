@@ -4,8 +4,9 @@
 //! Where the spec is silent: `after`/`before` bound `createdAt` inclusively and accept RFC 3339 (a
 //! date-time without offset is UTC, a bare date is its midnight UTC); `emails` and `subscriberIds`
 //! match exactly, deleted subscribers included; the deprecated `search` is a case-sensitive substring
-//! of the transactionId or of the subscriber's email or subscriberId; there are no topics yet, so a
-//! `topicKey` matches no event (an empty page, not an error).
+//! of the transactionId or of the subscriber's email or subscriberId; `topicKey` matches the events of
+//! every trigger sent to that topic (its members' and, in a trigger naming subscribers too, theirs), as
+//! the trigger's fan-out recorded the key: an unknown key matches no event (an empty page, not an error).
 
 use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, Utc};
 use diesel::pg::Pg;
@@ -14,7 +15,7 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
 use super::{load, Event, NotificationRow};
-use crate::db::schema::{notifications, subscribers};
+use crate::db::schema::{notifications, subscribers, topic_fanouts};
 use crate::domain::subscribers::contains_pattern;
 use crate::domain::tenancy::Tenant;
 use crate::domain::validation::Validator;
@@ -70,6 +71,7 @@ struct Filters {
     subscriber_ids: Vec<String>,
     severity: Vec<String>,
     transaction_id: Option<String>,
+    topic_key: Option<String>,
     search: Option<String>,
 }
 
@@ -114,11 +116,6 @@ pub async fn list_notifications(
     }
     validator.finish()?;
 
-    let topic_key = query.topic_key.as_deref().filter(|key| !key.is_empty());
-    if topic_key.is_some() {
-        // No topics exist yet, so no event was sent through one.
-        return Ok(EventPage { events: Vec::new(), has_more: false, page, page_size: limit });
-    }
     let filters = Filters {
         environment_id: tenant.environment_id,
         after,
@@ -129,6 +126,7 @@ pub async fn list_notifications(
         subscriber_ids: query.subscriber_ids,
         severity: query.severity,
         transaction_id: query.transaction_id,
+        topic_key: query.topic_key.filter(|key| !key.is_empty()),
         search: query.search.filter(|text| !text.is_empty()),
     };
     let mut rows: Vec<NotificationRow> = filtered(&filters)
@@ -176,6 +174,15 @@ fn filtered(filters: &Filters) -> notifications::BoxedQuery<'static, Pg> {
     }
     if let Some(transaction_id) = &filters.transaction_id {
         statement = statement.filter(notifications::transaction_id.eq(transaction_id.clone()));
+    }
+    if let Some(topic_key) = &filters.topic_key {
+        // The environment's fan-outs are one row per trigger to topics, found by its
+        // (environment_id, transaction_id) index.
+        let sent_to_topic = topic_fanouts::table
+            .filter(topic_fanouts::environment_id.eq(environment_id))
+            .filter(topic_fanouts::topic_keys.contains(vec![topic_key.clone()]))
+            .select(topic_fanouts::transaction_id);
+        statement = statement.filter(notifications::transaction_id.eq_any(sent_to_topic));
     }
     if let Some(text) = &filters.search {
         let pattern = contains_pattern(text);

@@ -1,5 +1,5 @@
-//! Completes a page of notification rows with their subscribers, workflows, jobs and execution
-//! details: four batched lookups (`= ANY`), whatever the size of the page. Each notification's trigger
+//! Completes a page of notification rows with their subscribers, workflows, jobs, execution details
+//! and topics: batched lookups (`= ANY`), whatever the size of the page. Each notification's trigger
 //! job is rendered from the notification (see [`super::trigger_job`]).
 
 use std::collections::{BTreeSet, HashMap};
@@ -10,8 +10,8 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
 use super::trigger_job::trigger_job;
-use super::{ActivityJob, ActivityJobRow, Event, ExecutionDetailRow, NotificationRow};
-use crate::db::schema::{execution_details, jobs, notifications, step_snapshots};
+use super::{ActivityJob, ActivityJobRow, Event, EventTopic, ExecutionDetailRow, NotificationRow};
+use crate::db::schema::{execution_details, jobs, notifications, step_snapshots, topic_fanouts, topics};
 use crate::domain::subscribers::subscribers_by_ids;
 use crate::domain::tenancy::Tenant;
 use crate::domain::workflows::workflows_by_ids;
@@ -60,6 +60,8 @@ pub(super) async fn assemble(
             .await?
     };
 
+    let topics_by_transaction = topics_by_transaction(conn, environment_id, &rows).await?;
+
     let mut details_by_job: HashMap<Uuid, Vec<ExecutionDetailRow>> = HashMap::new();
     for detail in detail_rows {
         details_by_job.entry(detail.job_id).or_default().push(detail);
@@ -83,7 +85,42 @@ pub(super) async fn assemble(
                 let subscriber_key = subscriber.as_ref().map(|subscriber| subscriber.subscriber_id.as_str());
                 jobs.insert(0, trigger_job(&notification, workflow_identifier, subscriber_key));
             }
-            Event { subscriber, workflow, jobs, notification }
+            let topics = topics_by_transaction.get(&notification.transaction_id).cloned().unwrap_or_default();
+            Event { subscriber, workflow, jobs, topics, notification }
         })
         .collect())
+}
+
+/// The topics each trigger of `rows` was sent to, by transactionId: the keys its fan-out recorded, with
+/// the ids of those topics that still exist.
+async fn topics_by_transaction(
+    conn: &mut AsyncPgConnection,
+    environment_id: Uuid,
+    rows: &[NotificationRow],
+) -> AppResult<HashMap<String, Vec<EventTopic>>> {
+    let transaction_ids: BTreeSet<&str> = rows.iter().map(|row| row.transaction_id.as_str()).collect();
+    let fanouts: Vec<(String, Vec<String>)> = topic_fanouts::table
+        .filter(topic_fanouts::environment_id.eq(environment_id))
+        .filter(topic_fanouts::transaction_id.eq_any(transaction_ids))
+        .select((topic_fanouts::transaction_id, topic_fanouts::topic_keys))
+        .load(conn)
+        .await?;
+    if fanouts.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let keys: BTreeSet<&String> = fanouts.iter().flat_map(|(_, keys)| keys).collect();
+    let ids: HashMap<String, Uuid> = topics::table
+        .filter(topics::environment_id.eq(environment_id))
+        .filter(topics::key.eq_any(keys))
+        .select((topics::key, topics::id))
+        .load::<(String, Uuid)>(conn)
+        .await?
+        .into_iter()
+        .collect();
+    let mut by_transaction: HashMap<String, Vec<EventTopic>> = HashMap::new();
+    for (transaction_id, keys) in fanouts {
+        let topics = keys.into_iter().map(|key| EventTopic { id: ids.get(&key).copied(), key });
+        by_transaction.entry(transaction_id).or_default().extend(topics);
+    }
+    Ok(by_transaction)
 }

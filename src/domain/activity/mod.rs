@@ -111,6 +111,16 @@ pub struct Event {
     pub workflow: Option<Arc<StoredWorkflow>>,
     /// The jobs in position order, the trigger job first (see [`trigger_job`]).
     pub jobs: Vec<ActivityJob>,
+    /// The topics its trigger was sent to (none for a trigger that named only subscribers).
+    pub topics: Vec<EventTopic>,
+}
+
+/// A topic an event's trigger was sent to: its key as the trigger named it, and its id while the
+/// topic exists (a topic deleted since keeps only its key).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventTopic {
+    pub id: Option<Uuid>,
+    pub key: String,
 }
 
 fn not_found(notification_id: &str) -> AppError {

@@ -103,6 +103,63 @@ async fn each_member_gets_the_event_once_across_topics_and_direct_naming_but_not
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn the_activity_feed_shows_the_topics_of_an_events_trigger_and_filters_by_topic_key() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "news", json!([in_app_step()])).await;
+    add(&server, "a", &["a1", "both"]).await;
+    add(&server, "b", &["both", "b1"]).await;
+    let to_topics = trigger_processed(
+        &server,
+        json!({"name": "news", "to": [{"type": "Topic", "topicKey": "a"}, {"type": "Topic", "topicKey": "b"}, "direct"]}),
+    )
+    .await;
+    let direct_only = trigger_processed(&server, json!({"name": "news", "to": "direct"})).await;
+    wait_until_fanned_out(&server).await;
+    wait_until_settled(&server).await;
+    let topic_id = |key: &'static str| {
+        let server = &server;
+        async move { server.get_json(&format!("/v1/topics/{key}")).await.1["_id"].clone() }
+    };
+    let (a, b) = (topic_id("a").await, topic_id("b").await);
+
+    // Every event of the trigger sent to a topic, its direct recipient's too, and none of the other's.
+    let listed = |query: &'static str| {
+        let server = &server;
+        async move {
+            let (status, body) = server.get_json(&format!("/v1/notifications{query}")).await;
+            assert_eq!(status, 200, "{body}");
+            body["data"].as_array().unwrap().clone()
+        }
+    };
+    for key in ["?topicKey=a", "?topicKey=b"] {
+        let events = listed(key).await;
+        let mut reached: Vec<&str> =
+            events.iter().map(|event| event["subscriber"]["subscriberId"].as_str().unwrap()).collect();
+        reached.sort();
+        assert_eq!(reached, ["a1", "b1", "both", "direct"], "{key}");
+        for event in &events {
+            assert_eq!(event["transactionId"], to_topics.as_str());
+            assert_eq!(event["topics"], json!([{"_topicId": a, "topicKey": "a"}, {"_topicId": b, "topicKey": "b"}]));
+        }
+    }
+    assert!(listed("?topicKey=nope").await.is_empty(), "no trigger was sent to an unknown topic");
+    let direct = listed("?subscriberIds=direct").await;
+    assert_eq!(direct.len(), 2);
+    let of_direct_only = direct.iter().find(|event| event["transactionId"] == direct_only.as_str()).unwrap();
+    assert_eq!(of_direct_only["topics"], json!([]), "a trigger naming only subscribers has no topics");
+
+    // A topic deleted since keeps its key on the events sent through it; its id is gone.
+    let removal = json!({"subscribers": ["both", "b1"]});
+    let (status, body) = server.send_json(Method::POST, "/v1/topics/b/subscribers/removal", &removal).await;
+    assert_eq!(status, 204, "{body}");
+    let deleted = server.request(Method::DELETE, "/v1/topics/b").send().await.unwrap();
+    assert!(deleted.status().is_success(), "{}", deleted.status());
+    let events = listed("?topicKey=b").await;
+    assert_eq!(events.len(), 4);
+    assert_eq!(events[0]["topics"], json!([{"_topicId": a, "topicKey": "a"}, {"_topicId": "", "topicKey": "b"}]));
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_topic_alone_is_a_recipient_and_unknown_or_empty_topics_are_acknowledged_with_no_notification() {
     let server = TestServer::start().await;
     create_workflow(&server, "news", json!([in_app_step()])).await;

@@ -1,0 +1,1 @@
+DROP INDEX topic_fanouts_completed_idx;
