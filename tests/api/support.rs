@@ -204,7 +204,10 @@ impl TestServer {
     /// Starts a second Herald process on this server's database: workers only (`--role worker`),
     /// with the same server key. Stopped when the returned value is dropped.
     pub async fn start_worker_process(&self) -> WorkerProcess {
-        let pool = build_pool(&self.database_url, 4).expect("pool");
+        // Two of the pool's connections are held for good by the process's LISTENs (the workers' wake
+        // channel, the inbox events): with 4, the loops shared two, and on a slow machine under the crash
+        // tests' load a batch waited out the pool's 10 s and failed (seen with 5ba8ce5 and after).
+        let pool = build_pool(&self.database_url, 8).expect("pool");
         let settings = WorkerSettings {
             concurrency: 1,
             claims: 1,

@@ -93,12 +93,11 @@ pub async fn trigger_processed(server: &TestServer, body: Value) -> String {
     response["transactionId"].as_str().unwrap().to_string()
 }
 
-/// Waits until no job of the environment is left to run (pending, queued, running or delayed). The
-/// deadline only keeps a stuck test from hanging: a full suite on a slow 2-core machine once took over
-/// 30 s to settle 150 webhook calls that take 4 s alone.
+/// Waits until no job of the environment is left to run (pending, queued, running or delayed); past
+/// 30 s, fails naming each open job's type, status, attempts, lease holder and error.
 pub async fn wait_until_settled(server: &TestServer) {
     use herald::db::schema::jobs;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     loop {
         let mut conn = server.pool.get().await.unwrap();
         let open: i64 = jobs::table
@@ -111,7 +110,18 @@ pub async fn wait_until_settled(server: &TestServer) {
         if open == 0 {
             return;
         }
-        assert!(tokio::time::Instant::now() < deadline, "{open} jobs still open after 90 s");
+        if tokio::time::Instant::now() >= deadline {
+            /// type, status, attempts, lease holder, error
+            type OpenJob = (String, String, i32, Option<String>, Option<String>);
+            let states: Vec<OpenJob> = jobs::table
+                .filter(jobs::environment_id.eq(server.environment_id))
+                .filter(jobs::status.eq_any(["pending", "queued", "running", "delayed"]))
+                .select((jobs::type_, jobs::status, jobs::attempts, jobs::lease_owner, jobs::error))
+                .load(&mut conn)
+                .await
+                .unwrap();
+            panic!("{open} jobs still open after 30 s: {states:?}");
+        }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
