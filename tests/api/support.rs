@@ -204,10 +204,13 @@ impl TestServer {
     /// Starts a second Herald process on this server's database: workers only (`--role worker`),
     /// with the same server key. Stopped when the returned value is dropped.
     pub async fn start_worker_process(&self) -> WorkerProcess {
-        // Two of the pool's connections are held for good by the process's LISTENs (the workers' wake
-        // channel, the inbox events): with 4, the loops shared two, and on a slow machine under the crash
-        // tests' load a batch waited out the pool's 10 s and failed (seen with 5ba8ce5 and after).
-        let pool = build_pool(&self.database_url, 8).expect("pool");
+        self.start_worker_process_with_connections(8).await
+    }
+
+    /// `start_worker_process` with a pool of `connections`, two of which the process's LISTENs hold for
+    /// good (the workers' wake channel, the inbox events).
+    pub async fn start_worker_process_with_connections(&self, connections: usize) -> WorkerProcess {
+        let pool = build_pool(&self.database_url, connections).expect("pool");
         let settings = WorkerSettings {
             concurrency: 1,
             claims: 1,

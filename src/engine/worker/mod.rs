@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use futures_util::future::BoxFuture;
 use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
 use tokio::sync::{watch, Notify};
@@ -22,7 +23,7 @@ pub use claim::Claimed;
 pub use commit::{JobsAre, Written};
 
 use super::steps::context::{BatchContext, Known};
-use super::steps::{run_job, StepInput};
+use super::steps::{run_job, Outcome, StepInput};
 use super::wake::Due;
 use super::{retention, topic_fanout, unsnooze};
 
@@ -255,18 +256,34 @@ async fn run_claimed(
         let input = StepInput { job, batch: &batch, now };
         running.push(run_job(shared, input, claimed.previous_status).instrument(job_span(job)));
     }
-    while let Some(first) = running.next().await {
-        let mut finished = vec![first];
-        while let Some(Some(outcome)) = running.next().now_or_never() {
-            finished.push(outcome);
+    // The steps are polled while a commit is in flight: each takes a pooled connection to record its
+    // call, and one left unpolled keeps the connection (or its turn for one) that the commit waits for.
+    // Awaiting the commit alone, a batch larger than the pool's free connections stalled for the pool's
+    // 10 s wait and failed, and the steps it cut off mid-call were left in doubt, not delivered.
+    let mut finished = Vec::new();
+    let mut committing: Option<BoxFuture<'_, AppResult<()>>> = None;
+    loop {
+        if committing.is_none() && !finished.is_empty() {
+            committing = Some(commit_finished(shared, lease, std::mem::take(&mut finished)).boxed());
         }
-        let ended: Vec<_> =
-            finished.iter().map(|outcome| (outcome.job.kind.as_str(), outcome.status.as_str())).collect();
-        let mut conn = shared.pool.get().await?;
-        commit::commit_outcomes(&mut conn, shared, lease, finished, shared.engine.clock.now()).await?;
-        for (step_type, status) in ended {
-            shared.engine.metrics.job(step_type, status);
+        tokio::select! {
+            Some(outcome) = running.next(), if !running.is_empty() => finished.push(outcome),
+            committed = async { committing.as_mut().expect("a commit is in flight").await }, if committing.is_some() => {
+                committing = None;
+                committed?;
+            }
+            else => return Ok(()),
         }
+    }
+}
+
+/// Commits the outcomes of steps that finished together.
+async fn commit_finished(shared: &WorkerShared, lease: &BatchLease, finished: Vec<Outcome>) -> AppResult<()> {
+    let ended: Vec<_> = finished.iter().map(|outcome| (outcome.job.kind.as_str(), outcome.status.as_str())).collect();
+    let mut conn = shared.pool.get().await?;
+    commit::commit_outcomes(&mut conn, shared, lease, finished, shared.engine.clock.now()).await?;
+    for (step_type, status) in ended {
+        shared.engine.metrics.job(step_type, status);
     }
     Ok(())
 }

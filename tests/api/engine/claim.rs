@@ -73,3 +73,25 @@ async fn a_claim_at_the_backlog_size_leases_no_more_provider_calls_than_a_batch(
     assert_eq!(messages_of(&server, &feed).await.len(), 100);
     assert_eq!(count(&server, "jobs WHERE status <> 'completed'").await, 0);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_batch_of_provider_calls_larger_than_the_pool_commits_without_waiting_for_a_connection() {
+    // Each provider job takes a pooled connection to record its call before making it, and its batch's
+    // commit takes one as the first calls finish. The worker process has 2 connections for its loop (4,
+    // less the 2 its LISTENs hold) and leases 50 jobs at once: the commit waited behind jobs that held
+    // or were being given a connection and were not polled meanwhile, gave up after the pool's 10 s,
+    // and the jobs cut off mid-call were left in doubt instead of delivered.
+    let server = TestServer::start_api_only().await;
+    chat_webhook_workflow(&server).await;
+    let receiver = SlowChatReceiver::start(Duration::from_millis(50)).await;
+    let chatters: Vec<Value> = (0..100)
+        .map(|n| chat_recipient(&format!("chatter-{n}"), &format!("http://{}/chat/{n}", receiver.addr)))
+        .collect();
+    trigger_processed(&server, json!({"name": "chat", "to": chatters})).await;
+
+    let _worker = server.start_worker_process_with_connections(4).await;
+    wait_until_settled(&server).await;
+    assert_eq!(count(&server, "provider_deliveries WHERE status <> 'accepted'").await, 0);
+    assert_eq!(receiver.posts(), 100);
+    assert_eq!(count(&server, "jobs WHERE status <> 'completed'").await, 0);
+}
