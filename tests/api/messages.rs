@@ -2,6 +2,11 @@
 //! between environments. The engine's rows are fixtures (SQL).
 
 use chrono::{DateTime, Duration, Utc};
+use diesel::sql_types::{BigInt, Integer, Uuid as SqlUuid};
+use diesel::QueryableByName;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use herald::domain::messages::{list_messages, MessageQuery};
+use herald::domain::tenancy::Tenant;
 use reqwest::Method;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -370,4 +375,77 @@ async fn environments_never_see_or_mark_each_others_messages() {
     let body = json!({"messageId": [theirs.to_string()], "markAs": "read"});
     let (status, marked) = other.send(&s.server, Method::POST, path, Some(&body)).await;
     assert_eq!((status, &marked[0]["read"]), (201, &json!(true)), "{marked}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_transaction_id_filter_reads_its_messages_in_an_environment_newer_than_the_statistics() {
+    // Statistics taken while the main environment alone had messages: the planner believes the other
+    // has none. Joining its messages to its notifications by walking both for each other read 181,332
+    // rows; walking its notifications once reads about twice 301 (the page and its count).
+    let s = setup().await;
+    let mine = s.message(&s.ada, "in_app", "mine", 5).await;
+    copy_message(&s.server, mine, 2_000).await;
+    let mut conn = AsyncPgConnection::establish(&s.server.database_url).await.unwrap();
+    conn.batch_execute("ANALYZE messages; ANALYZE notifications").await.unwrap();
+    let other = Env::other(&s.server, "production").await;
+    let their_ada = subscriber(&s.server, &other, "user-1", Some("ada@example.com")).await;
+    let their_flow = workflow(&s.server, &other, "Order shipped", "none", &[("Inbox", "in_app")]).await;
+    let spec = MessageSpec {
+        subscriber: &their_ada,
+        workflow: &their_flow,
+        channel: "in_app",
+        transaction_id: "theirs",
+        created_at: Utc::now(),
+    };
+    let theirs = message(&s.server, &other, spec).await;
+    copy_message(&s.server, theirs, 300).await;
+
+    // The transaction's own statistics count the rows it read.
+    conn.begin_test_transaction().await.unwrap();
+    let tenant = Tenant { organization_id: other.organization_id, environment_id: other.environment_id };
+    let query = MessageQuery { transaction_ids: vec!["theirs-7".into(), "mine-7".into()], ..Default::default() };
+    let page = list_messages(&mut conn, tenant, query).await.unwrap();
+    assert_eq!((page.total_count, page.messages.len()), (1, 1));
+    assert_eq!(page.messages[0].row.transaction_id, "theirs-7");
+    let read: Number = diesel::sql_query(
+        "SELECT sum(seq_tup_read + coalesce(idx_tup_fetch, 0))::int8 AS n FROM pg_stat_xact_user_tables
+         WHERE relid IN ('messages'::regclass, 'notifications'::regclass)",
+    )
+    .get_result(&mut conn)
+    .await
+    .unwrap();
+    assert!(read.n <= 1_000, "a page of one message and its count read {} rows (301 of the environment's)", read.n);
+}
+
+#[derive(QueryableByName)]
+struct Number {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+/// Stores `copies` copies of message `id` and of its notification, with the transactionIds
+/// `<its transactionId>-1`, `-2`…, in one statement.
+async fn copy_message(server: &TestServer, id: Uuid, copies: i32) {
+    let mut conn = server.pool.get().await.unwrap();
+    diesel::sql_query(
+        "WITH source AS (
+             SELECT m AS message, n AS notification FROM messages m JOIN notifications n ON n.id = m.notification_id
+             WHERE m.id = $1),
+         copies AS (SELECT gen_random_uuid() AS notification_id, source.*, g FROM source, generate_series(1, $2) g),
+         notified AS (
+             INSERT INTO notifications
+             SELECT (jsonb_populate_record(NULL::notifications, to_jsonb(notification) || jsonb_build_object(
+                 'id', notification_id, 'transaction_id', (notification).transaction_id || '-' || g))).*
+             FROM copies)
+         INSERT INTO messages
+         SELECT (jsonb_populate_record(NULL::messages, to_jsonb(message) || jsonb_build_object(
+             'id', gen_random_uuid(), 'job_id', gen_random_uuid(), 'notification_id', notification_id,
+             'transaction_id', (message).transaction_id || '-' || g))).*
+         FROM copies",
+    )
+    .bind::<SqlUuid, _>(id)
+    .bind::<Integer, _>(copies)
+    .execute(&mut conn)
+    .await
+    .unwrap();
 }
