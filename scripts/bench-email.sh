@@ -4,11 +4,13 @@
 # messages in the same run. Each is one trigger to 1,000 subscribers; reports the time from the trigger to
 # its last job finishing, and the connections the provider stand-in accepted (pooled: far fewer than 1,000).
 # Usage: scripts/bench-email.sh [emails] [latency ms]   Starts Herald on its private cluster (see
-# scripts/bench-start.sh) and examples/provider_fake.rs beside it.
+# scripts/bench-start.sh) and examples/provider_fake.rs beside it. BENCH_WAIT_SECS (default 120): how long
+# one run may take before the script reports its jobs and fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 emails=${1:-1000}
 latency=${2:-50}
+wait_secs=${BENCH_WAIT_SECS:-120} # longest wait for one run's jobs to finish
 # shellcheck source=scripts/bench-start.sh
 source scripts/bench-start.sh
 start_provider_fake "$latency"
@@ -39,8 +41,17 @@ run() { # label, workflow, channel, integration identifier ("" for none)
   curl -sf -o /dev/null -X POST -H "Authorization: ApiKey $HERALD_API_KEY" -H 'content-type: application/json' \
     "$url/v1/events/trigger" -d "{\"name\": \"$workflow\", \"to\": [$to], \"payload\": {\"n\": 1},
       \"overrides\": $overrides, \"transactionId\": \"$label\"}"
+  # A stalled delivery is reported, not waited for (a worker stall once left this loop waiting forever).
+  local deadline=$((SECONDS + wait_secs))
   until [ "$(sql "SELECT count(*) FROM jobs WHERE transaction_id = '$label' AND type = '$channel'
                   AND status IN ('completed', 'failed')")" = "$emails" ]; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "$label: not finished after $wait_secs s; its jobs and delivery records by status:" >&2
+      sql "SELECT 'job ' || status || ': ' || count(*) FROM jobs WHERE transaction_id = '$label' GROUP BY status
+           UNION ALL SELECT 'delivery ' || d.status || ': ' || count(*) FROM provider_deliveries d
+           JOIN jobs j ON j.id = d.job_id WHERE j.transaction_id = '$label' GROUP BY d.status" >&2
+      exit 1
+    fi
     sleep 0.2
   done
   sql "SELECT rpad('$label', 22) || to_char(extract(epoch FROM max(j.updated_at) - min(j.created_at)), 'FM990.00') || ' s  '
