@@ -2,7 +2,8 @@
 # Benchmark of real-provider delivery (a measurement, not a test): 1,000 emails through a provider that
 # answers after 50 ms, over its HTTP API (Resend's) and over SMTP, against a baseline of 1,000 in-app
 # messages in the same run. Each is one trigger to 1,000 subscribers; reports the time from the trigger to
-# its last job finishing, and the connections the provider stand-in accepted (pooled: far fewer than 1,000).
+# its last job finishing, the transactions that recorded the calls before they were made, and the
+# connections the provider stand-in accepted (pooled: fewer than 1,000).
 # Usage: scripts/bench-email.sh [emails] [latency ms]   Starts Herald on its private cluster (see
 # scripts/bench-start.sh) and examples/provider_fake.rs beside it. BENCH_WAIT_SECS (default 120): how long
 # one run may take before the script reports its jobs and fails.
@@ -59,6 +60,10 @@ run() { # label, workflow, channel, integration identifier ("" for none)
        FROM jobs j WHERE j.transaction_id = '$label'"
   sql "SELECT count(*) FILTER (WHERE status = 'sent') || ' sent, ' || count(*) FILTER (WHERE status <> 'sent') || ' not'
        FROM messages WHERE transaction_id = '$label'"
+  # The calls' records written together share their transaction's time (a build before that wrote each
+  # call's record in a transaction of its own shows about one write per call).
+  [ "$channel" = in_app ] || sql "SELECT count(DISTINCT d.started_at) || ' call-record writes' FROM provider_deliveries d
+                                  JOIN jobs j ON j.id = d.job_id WHERE j.transaction_id = '$label'"
 }
 
 echo "=== $emails messages each, one trigger; provider latency $latency ms"

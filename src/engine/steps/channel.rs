@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use tracing::Instrument;
 
-use super::delivery::{self, Prepared};
+use super::delivery::Prepared;
 use super::device_answers;
 use super::integration_choice::{self, Choice};
 use super::message::{MessageStatus, MessageUpdate, NewMessage};
@@ -100,7 +100,7 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>, channel: Channel)
         return with_provider(outcome);
     }
 
-    let prepared = match delivery::prepare(shared, job, &provider_id, Some(&message)).await {
+    let prepared = match input.calls.prepare(shared, job, &provider_id, Some(&message)).await {
         Ok(prepared) => prepared,
         Err(error) => {
             let retry_at = input.now + TimeDelta::seconds(5);

@@ -7,7 +7,7 @@ use std::time::Duration;
 use chrono::TimeDelta;
 use serde_json::{json, Value};
 
-use super::delivery::{self, Prepared};
+use super::delivery::Prepared;
 use super::{DeliveryUpdate, Outcome, StepInput};
 use crate::engine::details::{Detail, DetailSource, DetailStatus};
 use crate::engine::render::render_controls;
@@ -61,7 +61,7 @@ pub async fn run(shared: &WorkerShared, input: &StepInput<'_>) -> Outcome {
         "steps": steps,
     });
 
-    let delivery_id = match delivery::prepare(shared, job, "svc", None).await {
+    let delivery_id = match input.calls.prepare(shared, job, "svc", None).await {
         Ok(Prepared::Send { delivery_id, .. }) => delivery_id,
         Ok(Prepared::LeaseLost) => return Outcome::completed(job),
         Ok(Prepared::AlreadyAccepted { .. }) => {

@@ -34,6 +34,7 @@ use crate::workflow::{JobKind, JobStatus, StepKind, StepSnapshot};
 use context::{subscriber_view, BatchContext, NotificationFacts};
 use message::{MessageUpdate, NewMessage};
 
+pub use delivery::CallStarts;
 pub use digest::{key_value as digest_key_value, step_context, DigestArrival};
 
 /// The outcome of a provider call attempt, for its `provider_deliveries` row.
@@ -185,6 +186,8 @@ pub fn payload_value<'a>(payload: &'a Value, path: &str) -> Option<&'a Value> {
 pub struct StepInput<'a> {
     pub job: &'a Job,
     pub batch: &'a BatchContext,
+    /// Where the batch's steps record their outbound calls before making them.
+    pub calls: &'a CallStarts,
     pub now: DateTime<Utc>,
 }
 

@@ -23,7 +23,7 @@ pub use claim::Claimed;
 pub use commit::{JobsAre, Written};
 
 use super::steps::context::{BatchContext, Known};
-use super::steps::{run_job, Outcome, StepInput};
+use super::steps::{run_job, CallStarts, Outcome, StepInput};
 use super::wake::Due;
 use super::{retention, topic_fanout, unsnooze};
 
@@ -199,9 +199,11 @@ pub async fn run_in_database(
         shared.engine.metrics.job(job.kind.as_str(), "claimed");
     }
     let batch = BatchContext::load(conn, &shared.cipher, &shared.snapshots, &jobs, known).await?;
+    // These steps call nothing outside the database, so record no calls.
+    let calls = CallStarts::default();
     let mut outcomes = Vec::with_capacity(jobs.len());
     for (job, previous_status) in jobs.iter().zip(previous_statuses) {
-        let input = StepInput { job, batch: &batch, now };
+        let input = StepInput { job, batch: &batch, calls: &calls, now };
         let mut outcome = run_job(shared, input, previous_status).instrument(job_span(job)).await;
         outcome.attempts.get_or_insert(job.attempts);
         outcomes.push(outcome);
@@ -249,18 +251,21 @@ async fn run_claimed(
         BatchContext::load(&mut conn, &shared.cipher, &shared.snapshots, &jobs, Known::default()).await?
     };
     // No connection is held while steps run: provider calls may take seconds. The steps of a batch run
-    // concurrently (a for loop, not a closure: spawned futures cannot hold a closure over borrowed jobs).
+    // concurrently (a for loop, not a closure: spawned futures cannot hold a closure over borrowed jobs),
+    // and record their calls together (`CallStarts`).
+    let calls = CallStarts::default();
     let mut running = FuturesUnordered::new();
     for claimed in claimed {
         let job = &claimed.job;
-        let input = StepInput { job, batch: &batch, now };
+        let input = StepInput { job, batch: &batch, calls: &calls, now };
         running.push(run_job(shared, input, claimed.previous_status).instrument(job_span(job)));
     }
-    // The steps are polled while a commit is in flight: each takes a pooled connection to record its
-    // call, and one left unpolled keeps the connection (or its turn for one) that the commit waits for.
-    // Awaiting the commit alone, a batch with more steps than the pool's free connections waited out the
-    // pool (10 s) at every commit and failed, again and again: with the default settings none of 1,000
-    // emails finished (`scripts/bench-email.sh`), and the steps cut off mid-call were left in doubt.
+    // The steps are polled while a commit is in flight: the write of their call records takes a pooled
+    // connection, and left unpolled it keeps the connection (or its turn for one) that the commit waits
+    // for. Awaiting the commit alone, when each step recorded its own call, a batch with more steps than
+    // the pool's free connections waited out the pool (10 s) at every commit and failed, again and again:
+    // with the default settings none of 1,000 emails finished (`scripts/bench-email.sh`), and the steps
+    // cut off mid-call were left in doubt.
     let mut finished = Vec::new();
     let mut committing: Option<BoxFuture<'_, AppResult<()>>> = None;
     loop {

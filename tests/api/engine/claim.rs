@@ -1,6 +1,7 @@
 //! The workers' claim: under a backlog its statistics have not seen, it reads the batch it takes, not
 //! the backlog (a claim that read and sorted every due job made draining a large topic quadratic); a
 //! loop draining in-app jobs claims larger batches, and no batch leases more calls out than a batch.
+//! The calls of a leased batch are recorded together, each by what earlier runs left of it.
 
 use std::time::Duration;
 
@@ -76,11 +77,11 @@ async fn a_claim_at_the_backlog_size_leases_no_more_provider_calls_than_a_batch(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_batch_of_provider_calls_larger_than_the_pool_commits_without_waiting_for_a_connection() {
-    // Each provider job takes a pooled connection to record its call before making it, and its batch's
-    // commit takes one as the first calls finish. The worker process has 2 connections for its loop (4,
-    // less the 2 its LISTENs hold) and leases 50 jobs at once: the commit waited behind jobs that held
-    // or were being given a connection and were not polled meanwhile, gave up after the pool's 10 s,
-    // and the jobs cut off mid-call were left in doubt instead of delivered.
+    // A batch's provider jobs take a pooled connection to record their calls before making them, and
+    // its commit takes one as the first calls finish. The worker process has 2 connections for its loop
+    // (4, less the 2 its LISTENs hold) and leases 50 jobs at once. When each job recorded its own call,
+    // the commit waited behind jobs that held or were being given a connection and were not polled
+    // meanwhile, gave up after the pool's 10 s, and the jobs cut off mid-call were left in doubt.
     let server = TestServer::start_api_only().await;
     chat_webhook_workflow(&server).await;
     let receiver = SlowChatReceiver::start(Duration::from_millis(50)).await;
@@ -94,4 +95,54 @@ async fn a_batch_of_provider_calls_larger_than_the_pool_commits_without_waiting_
     assert_eq!(count(&server, "provider_deliveries WHERE status <> 'accepted'").await, 0);
     assert_eq!(receiver.posts(), 100);
     assert_eq!(count(&server, "jobs WHERE status <> 'completed'").await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_batch_records_its_calls_together_and_each_call_by_what_earlier_runs_left() {
+    // Before any worker runs, two jobs are given the records an earlier run would have left: one call
+    // started by a worker that died during it (in doubt), one call the provider accepted.
+    let server = TestServer::start_api_only().await;
+    chat_webhook_workflow(&server).await;
+    let receiver = SlowChatReceiver::start(Duration::from_millis(20)).await;
+    let chatters: Vec<Value> = (0..100)
+        .map(|n| chat_recipient(&format!("chatter-{n}"), &format!("http://{}/chat/{n}", receiver.addr)))
+        .collect();
+    trigger_processed(&server, json!({"name": "chat", "to": chatters})).await;
+    let mut conn = AsyncPgConnection::establish(&server.database_url).await.unwrap();
+    conn.batch_execute(
+        "INSERT INTO provider_deliveries (id, environment_id, job_id, attempt, provider_id, status)
+         SELECT gen_random_uuid(), j.environment_id, j.id, 1, 'chat-webhook',
+                CASE s.subscriber_id WHEN 'chatter-0' THEN 'started' ELSE 'accepted' END
+         FROM jobs j JOIN subscribers s ON s.id = j.subscriber_id
+         WHERE j.type = 'chat' AND s.subscriber_id IN ('chatter-0', 'chatter-1')",
+    )
+    .await
+    .unwrap();
+
+    // One loop leasing 50 at a time: two batches of 50 calls.
+    let _worker = server.start_worker_process().await;
+    wait_until_settled(&server).await;
+    assert_eq!(receiver.posts(), 98, "neither the call in doubt nor the accepted one is made again");
+    let of = |subscriber_id: &str| {
+        format!(
+            "provider_deliveries d JOIN jobs j ON j.id = d.job_id JOIN subscribers s ON s.id = j.subscriber_id
+             WHERE s.subscriber_id = '{subscriber_id}'"
+        )
+    };
+    assert_eq!(
+        count(&server, &format!("{} AND d.status = 'unknown' AND d.finished_at IS NOT NULL", of("chatter-0"))).await,
+        1
+    );
+    assert_eq!(count(&server, &of("chatter-0")).await, 1);
+    assert_eq!(count(&server, &format!("{} AND d.status = 'accepted'", of("chatter-1"))).await, 1);
+    assert_eq!(count(&server, &of("chatter-1")).await, 1);
+    let sent = "provider_deliveries WHERE status = 'accepted' AND attempt = 1 AND message_id IS NOT NULL";
+    assert_eq!(count(&server, sent).await, 98, "each other call recorded once, with its message");
+    assert_eq!(count(&server, "provider_deliveries").await, 100);
+    assert_eq!(count(&server, "jobs WHERE status <> 'completed'").await, 0);
+    // The records written together share their transaction's time: a few writes for the two batches,
+    // not one per call.
+    let writes =
+        count(&server, "(SELECT DISTINCT started_at FROM provider_deliveries WHERE message_id IS NOT NULL) w").await;
+    assert!(writes <= 10, "98 calls recorded in {writes} writes");
 }
