@@ -2,6 +2,10 @@
 //! of one event, and isolation between environments. The engine's rows are fixtures (SQL).
 
 use chrono::{Duration, Utc};
+use diesel::sql_types::{Integer, Uuid as SqlUuid};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use herald::domain::activity::{list_notifications, EventQuery};
+use herald::domain::tenancy::Tenant;
 use herald::proto::herald::v1 as pb;
 use serde_json::{json, Value};
 use tonic::Code;
@@ -11,7 +15,7 @@ use crate::activity_fixtures::{
     assert_invalid_fields, assert_timestamp, digest_json, event, keys, message, millis, subscriber, workflow, Env,
     InsertedEvent, MessageSpec,
 };
-use crate::support::TestServer;
+use crate::support::{rows_read_in_transaction, TestServer};
 
 const EVENT_KEYS: [&str; 19] = [
     "_environmentId",
@@ -539,4 +543,80 @@ async fn every_activity_and_message_rpc_succeeds_and_fails_over_grpc() {
         .await
         .unwrap_err();
     assert_eq!(unknown.code(), Code::NotFound);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn subscriber_and_topic_filters_read_an_environment_newer_than_the_statistics_once() {
+    // Statistics taken while the main environment alone had events: the planner believes the other has
+    // none. Its subscriber filters, as subqueries, re-read all of that environment's subscribers (and
+    // `topicKey` all of its fan-outs) for every event walked: about 2 × 301 × 301 rows a listing.
+    let server = TestServer::start().await;
+    let main = Env::main(&server);
+    let flow = workflow(&server, &main, "Orders", "none", &[("Inbox", "in_app")]).await;
+    let ada = subscriber(&server, &main, "user-1", Some("ada@example.com")).await;
+    let mine = event(&server, &main, &ada, &flow, "mine", Utc::now()).await;
+    copy_event_with_its_subscriber(&server, mine.id, 2_000).await;
+    let mut conn = AsyncPgConnection::establish(&server.database_url).await.unwrap();
+    conn.batch_execute("ANALYZE subscribers; ANALYZE notifications; ANALYZE topic_fanouts").await.unwrap();
+    let other = Env::other(&server, "production").await;
+    let their_flow = workflow(&server, &other, "Orders", "none", &[("Inbox", "in_app")]).await;
+    let their_ada = subscriber(&server, &other, "user-1", Some("ada@example.com")).await;
+    let theirs = event(&server, &other, &their_ada, &their_flow, "theirs", Utc::now()).await;
+    copy_event_with_its_subscriber(&server, theirs.id, 300).await;
+
+    // The transaction's own statistics count the rows it read.
+    conn.begin_test_transaction().await.unwrap();
+    let tenant = Tenant { organization_id: other.organization_id, environment_id: other.environment_id };
+    let queries = [
+        EventQuery { subscriber_ids: vec!["user-1-7".into()], ..Default::default() },
+        EventQuery { emails: vec!["7-ada@example.com".into()], ..Default::default() },
+    ];
+    for query in queries {
+        let page = list_notifications(&mut conn, tenant, query.clone()).await.unwrap();
+        let listed: Vec<&str> = page.events.iter().map(|event| event.notification.transaction_id.as_str()).collect();
+        assert_eq!(listed, ["theirs-7"], "{query:?}");
+    }
+    let topic = EventQuery { topic_key: Some("news".into()), limit: Some(50), ..Default::default() };
+    let page = list_notifications(&mut conn, tenant, topic).await.unwrap();
+    assert_eq!((page.events.len(), page.has_more), (50, true), "300 events sent to the topic");
+    let unknown = EventQuery { topic_key: Some("sports".into()), ..Default::default() };
+    assert!(list_notifications(&mut conn, tenant, unknown).await.unwrap().events.is_empty());
+    let read = rows_read_in_transaction(&mut conn, &["notifications", "subscribers", "topic_fanouts"]).await;
+    assert!(read <= 5_000, "four listings among 301 events read {read} rows");
+}
+
+/// Stores `copies` copies of event `id`, each for a copy of its subscriber (subscriberId
+/// `<its subscriberId>-1`, email `1-<its email>`, …) and with the transactionId `<its transactionId>-1`,
+/// …, sent to the topic `news` (a completed fan-out), in one statement.
+async fn copy_event_with_its_subscriber(server: &TestServer, id: Uuid, copies: i32) {
+    let mut conn = server.pool.get().await.unwrap();
+    diesel::sql_query(
+        "WITH source AS (
+             SELECT n AS notification, s AS subscriber FROM notifications n JOIN subscribers s ON s.id = n.subscriber_id
+             WHERE n.id = $1),
+         copies AS (
+             SELECT gen_random_uuid() AS subscriber_id, (notification).transaction_id || '-' || g AS transaction_id,
+                    source.*, g
+             FROM source, generate_series(1, $2) g),
+         subscribed AS (
+             INSERT INTO subscribers (id, environment_id, organization_id, subscriber_id, email)
+             SELECT subscriber_id, (subscriber).environment_id, (subscriber).organization_id,
+                    (subscriber).subscriber_id || '-' || g, g || '-' || (subscriber).email
+             FROM copies),
+         fanned_out AS (
+             INSERT INTO topic_fanouts (id, environment_id, organization_id, transaction_id, topic_keys, template,
+                                        accepted_at, status, run_at)
+             SELECT gen_random_uuid(), (notification).environment_id, (notification).organization_id,
+                    transaction_id, '{news}', '{}', now(), 'completed', now()
+             FROM copies)
+         INSERT INTO notifications
+         SELECT (jsonb_populate_record(NULL::notifications, to_jsonb(notification) || jsonb_build_object(
+             'id', gen_random_uuid(), 'subscriber_id', subscriber_id, 'transaction_id', transaction_id))).*
+         FROM copies",
+    )
+    .bind::<SqlUuid, _>(id)
+    .bind::<Integer, _>(copies)
+    .execute(&mut conn)
+    .await
+    .unwrap();
 }

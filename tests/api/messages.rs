@@ -2,8 +2,7 @@
 //! between environments. The engine's rows are fixtures (SQL).
 
 use chrono::{DateTime, Duration, Utc};
-use diesel::sql_types::{BigInt, Integer, Uuid as SqlUuid};
-use diesel::QueryableByName;
+use diesel::sql_types::{Integer, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use herald::domain::messages::{list_messages, MessageQuery};
 use herald::domain::tenancy::Tenant;
@@ -14,7 +13,7 @@ use uuid::Uuid;
 use crate::activity_fixtures::{
     assert_invalid_fields, assert_timestamp, keys, message, millis, read_state, subscriber, workflow, Env, MessageSpec,
 };
-use crate::support::TestServer;
+use crate::support::{rows_read_in_transaction, TestServer};
 
 /// The keys of a listed in-app message: every required field, the present optional ones, and the
 /// nullable ones (`_feedId` here) as `null`. No `contextKeys`: the spec shows them on mark-as only.
@@ -407,20 +406,8 @@ async fn a_transaction_id_filter_reads_its_messages_in_an_environment_newer_than
     let page = list_messages(&mut conn, tenant, query).await.unwrap();
     assert_eq!((page.total_count, page.messages.len()), (1, 1));
     assert_eq!(page.messages[0].row.transaction_id, "theirs-7");
-    let read: Number = diesel::sql_query(
-        "SELECT sum(seq_tup_read + coalesce(idx_tup_fetch, 0))::int8 AS n FROM pg_stat_xact_user_tables
-         WHERE relid IN ('messages'::regclass, 'notifications'::regclass)",
-    )
-    .get_result(&mut conn)
-    .await
-    .unwrap();
-    assert!(read.n <= 1_000, "a page of one message and its count read {} rows (301 of the environment's)", read.n);
-}
-
-#[derive(QueryableByName)]
-struct Number {
-    #[diesel(sql_type = BigInt)]
-    n: i64,
+    let read = rows_read_in_transaction(&mut conn, &["messages", "notifications"]).await;
+    assert!(read <= 1_000, "a page of one message and its count read {read} rows (301 of the environment's)");
 }
 
 /// Stores `copies` copies of message `id` and of its notification, with the transactionIds

@@ -367,6 +367,28 @@ fn database_url(database: &str) -> String {
     format!("{base}/{database}")
 }
 
+/// The rows the open transaction of `conn` has read from `tables` (scanned or fetched through an
+/// index), by PostgreSQL's statistics of that transaction: what a query plan costs, on any machine.
+pub async fn rows_read_in_transaction(conn: &mut diesel_async::AsyncPgConnection, tables: &[&str]) -> i64 {
+    use diesel::sql_types::{Array, BigInt, Text};
+    use diesel_async::RunQueryDsl;
+
+    #[derive(diesel::QueryableByName)]
+    struct Read {
+        #[diesel(sql_type = BigInt)]
+        n: i64,
+    }
+    let read: Read = diesel::sql_query(
+        "SELECT coalesce(sum(seq_tup_read + coalesce(idx_tup_fetch, 0)), 0)::int8 AS n
+         FROM pg_stat_xact_user_tables WHERE relname = ANY($1)",
+    )
+    .bind::<Array<Text>, _>(tables)
+    .get_result(conn)
+    .await
+    .expect("the transaction's statistics");
+    read.n
+}
+
 /// Creates a schema of its own for one test and returns a URL whose connections use it.
 pub async fn fresh_schema_url() -> String {
     static PREPARED: OnceCell<()> = OnceCell::const_new();

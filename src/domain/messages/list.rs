@@ -64,9 +64,34 @@ pub async fn list_messages(
     }
     validator.finish()?;
 
-    let total_count: i64 = filtered(tenant.environment_id, &query).count().get_result(conn).await?;
+    // The subscriber is read first. As a subquery, for an environment newer than the tables'
+    // statistics, it was probed once for every message of the environment: 17.6 ms for a page among
+    // 8,000 messages, against 3.3 ms for the same query given the subscriber's id (docs/performance.md).
+    let subscriber = match &query.subscriber_id {
+        None => None,
+        Some(subscriber_id) => {
+            let found: Option<Uuid> = subscribers::table
+                .filter(subscribers::environment_id.eq(tenant.environment_id))
+                .filter(subscribers::subscriber_id.eq(subscriber_id))
+                .select(subscribers::id)
+                .first(conn)
+                .await
+                .optional()?;
+            let Some(id) = found else {
+                return Ok(MessagePage {
+                    messages: Vec::new(),
+                    total_count: 0,
+                    has_more: false,
+                    page,
+                    page_size: limit,
+                });
+            };
+            Some(id)
+        }
+    };
+    let total_count: i64 = filtered(tenant.environment_id, &query, subscriber).count().get_result(conn).await?;
     let offset = i64::from(page) * i64::from(limit);
-    let rows: Vec<StoredMessage> = filtered(tenant.environment_id, &query)
+    let rows: Vec<StoredMessage> = filtered(tenant.environment_id, &query, subscriber)
         .order((messages::created_at.desc(), messages::id.desc()))
         .offset(offset)
         .limit(i64::from(limit))
@@ -78,8 +103,8 @@ pub async fn list_messages(
     Ok(MessagePage { messages, total_count, has_more, page, page_size: limit })
 }
 
-/// The messages of the environment matching every filter of `query`.
-fn filtered(environment_id: Uuid, query: &MessageQuery) -> messages::BoxedQuery<'static, Pg> {
+/// The messages of the environment matching every filter of `query`, its subscriber's as `subscriber`.
+fn filtered(environment_id: Uuid, query: &MessageQuery, subscriber: Option<Uuid>) -> messages::BoxedQuery<'static, Pg> {
     let mut statement = if query.transaction_ids.is_empty() {
         messages::table.filter(messages::environment_id.eq(environment_id)).into_boxed()
     } else {
@@ -98,12 +123,8 @@ fn filtered(environment_id: Uuid, query: &MessageQuery) -> messages::BoxedQuery<
     if let Some(channel) = &query.channel {
         statement = statement.filter(messages::channel.eq(channel.clone()));
     }
-    if let Some(subscriber_id) = &query.subscriber_id {
-        let matching = subscribers::table
-            .filter(subscribers::environment_id.eq(environment_id))
-            .filter(subscribers::subscriber_id.eq(subscriber_id.clone()))
-            .select(subscribers::id);
-        statement = statement.filter(messages::subscriber_id.eq_any(matching));
+    if let Some(subscriber) = subscriber {
+        statement = statement.filter(messages::subscriber_id.eq(subscriber));
     }
     statement
 }

@@ -11,7 +11,7 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncC
 use serde_json::{json, Value};
 
 use super::fixtures::*;
-use crate::support::TestServer;
+use crate::support::{rows_read_in_transaction, TestServer};
 
 #[derive(QueryableByName)]
 struct Number {
@@ -40,14 +40,8 @@ async fn a_claim_reads_its_batch_and_not_a_backlog_the_statistics_have_not_seen(
         .await
         .unwrap();
     assert_eq!(claimed.n, 10);
-    let read: Number = diesel::sql_query(
-        "SELECT seq_tup_read + coalesce(idx_tup_fetch, 0) AS n FROM pg_stat_xact_user_tables
-         WHERE relid = 'jobs'::regclass",
-    )
-    .get_result(&mut conn)
-    .await
-    .unwrap();
-    assert!(read.n <= 20, "claiming 10 of 2,000 due jobs read {} rows", read.n);
+    let read = rows_read_in_transaction(&mut conn, &["jobs"]).await;
+    assert!(read <= 20, "claiming 10 of 2,000 due jobs read {read} rows");
 }
 
 #[tokio::test(flavor = "multi_thread")]
