@@ -170,23 +170,17 @@ async fn filtered(
     if !filters.templates.is_empty() {
         statement = statement.filter(notifications::workflow_id.eq_any(filters.templates.clone()));
     }
+    let mut subscriber_filters = Vec::new();
     if !filters.subscriber_ids.is_empty() {
-        let matching: Vec<Uuid> = environment_subscribers()
-            .filter(subscribers::subscriber_id.eq_any(&filters.subscriber_ids))
-            .select(subscribers::id)
-            .load(conn)
-            .await?;
-        if matching.is_empty() {
-            return Ok(None);
-        }
-        statement = statement.filter(notifications::subscriber_id.eq_any(matching));
+        let named = subscribers::subscriber_id.eq_any(&filters.subscriber_ids);
+        subscriber_filters.push(environment_subscribers().filter(named).into_boxed());
     }
     if !filters.emails.is_empty() {
-        let matching: Vec<Uuid> = environment_subscribers()
-            .filter(subscribers::email.eq_any(&filters.emails))
-            .select(subscribers::id)
-            .load(conn)
-            .await?;
+        subscriber_filters
+            .push(environment_subscribers().filter(subscribers::email.eq_any(&filters.emails)).into_boxed());
+    }
+    for matching in subscriber_filters {
+        let matching: Vec<Uuid> = matching.select(subscribers::id).load(conn).await?;
         if matching.is_empty() {
             return Ok(None);
         }
