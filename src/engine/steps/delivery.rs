@@ -137,48 +137,9 @@ async fn write_starts(
     starts: &mut [CallStart],
     now: DateTime<Utc>,
 ) -> AppResult<Vec<Prepared>> {
-    let mut held = HashSet::with_capacity(starts.len());
-    let holders: BTreeSet<String> = starts.iter().map(|start| start.holder.clone()).collect();
-    for holder in &holders {
-        let ids: Vec<Uuid> = starts.iter().filter(|start| &start.holder == holder).map(|start| start.job_id).collect();
-        held.extend(lock_leased(conn, &ids, holder).await?);
-    }
-    let mut with_message = Vec::new();
-    let messages: Vec<NewMessageRow> = starts
-        .iter_mut()
-        .filter(|start| held.contains(&start.job_id))
-        .filter_map(|start| {
-            let message = start.message.take()?;
-            with_message.push(start.job_id);
-            Some(message)
-        })
-        .collect();
-    insert_messages(conn, &messages).await?;
-    // A message stored by an earlier run keeps its id (the insert skips it).
-    let message_ids: HashMap<Uuid, Uuid> = if with_message.is_empty() {
-        HashMap::new()
-    } else {
-        messages::table
-            .filter(messages::job_id.eq_any(&with_message))
-            .select((messages::job_id, messages::id))
-            .load::<(Uuid, Uuid)>(conn)
-            .await?
-            .into_iter()
-            .collect()
-    };
-    let held_ids: Vec<Uuid> = held.iter().copied().collect();
-    let mut earlier: HashMap<Uuid, Vec<(Uuid, String)>> = HashMap::new();
-    if !held_ids.is_empty() {
-        let records: Vec<(Uuid, Uuid, String)> = provider_deliveries::table
-            .filter(provider_deliveries::job_id.eq_any(&held_ids))
-            .select((provider_deliveries::job_id, provider_deliveries::id, provider_deliveries::status))
-            .load(conn)
-            .await?;
-        for (job_id, id, status) in records {
-            earlier.entry(job_id).or_default().push((id, status));
-        }
-    }
-
+    let held = lock_held(conn, starts).await?;
+    let message_ids = store_messages(conn, starts, &held).await?;
+    let earlier = earlier_records(conn, &held).await?;
     let mut in_doubt = Vec::new();
     let mut started = NewStarts::default();
     let prepared = starts
@@ -211,6 +172,68 @@ async fn write_starts(
         started.execute(conn).await?;
     }
     Ok(prepared)
+}
+
+/// Locks the calls' jobs their batch still holds (one statement per lease holder: one in practice, the
+/// calls of a batch) and returns their ids.
+async fn lock_held(conn: &mut AsyncPgConnection, starts: &[CallStart]) -> AppResult<HashSet<Uuid>> {
+    let mut held = HashSet::with_capacity(starts.len());
+    let holders: BTreeSet<&str> = starts.iter().map(|start| start.holder.as_str()).collect();
+    for holder in holders {
+        let ids: Vec<Uuid> = starts.iter().filter(|start| start.holder == holder).map(|start| start.job_id).collect();
+        held.extend(lock_leased(conn, &ids, holder).await?);
+    }
+    Ok(held)
+}
+
+/// Stores the messages of the held jobs' calls (once: one stored by an earlier run keeps its id) and
+/// returns their ids by job.
+async fn store_messages(
+    conn: &mut AsyncPgConnection,
+    starts: &mut [CallStart],
+    held: &HashSet<Uuid>,
+) -> AppResult<HashMap<Uuid, Uuid>> {
+    let mut job_ids = Vec::new();
+    let messages: Vec<NewMessageRow> = starts
+        .iter_mut()
+        .filter(|start| held.contains(&start.job_id))
+        .filter_map(|start| {
+            let message = start.message.take()?;
+            job_ids.push(start.job_id);
+            Some(message)
+        })
+        .collect();
+    if messages.is_empty() {
+        return Ok(HashMap::new());
+    }
+    insert_messages(conn, &messages).await?;
+    let stored: Vec<(Uuid, Uuid)> = messages::table
+        .filter(messages::job_id.eq_any(&job_ids))
+        .select((messages::job_id, messages::id))
+        .load(conn)
+        .await?;
+    Ok(stored.into_iter().collect())
+}
+
+/// The earlier call records of the held jobs (id and status), by job.
+async fn earlier_records(
+    conn: &mut AsyncPgConnection,
+    held: &HashSet<Uuid>,
+) -> AppResult<HashMap<Uuid, Vec<(Uuid, String)>>> {
+    let mut earlier: HashMap<Uuid, Vec<(Uuid, String)>> = HashMap::new();
+    if held.is_empty() {
+        return Ok(earlier);
+    }
+    let held: Vec<Uuid> = held.iter().copied().collect();
+    let records: Vec<(Uuid, Uuid, String)> = provider_deliveries::table
+        .filter(provider_deliveries::job_id.eq_any(&held))
+        .select((provider_deliveries::job_id, provider_deliveries::id, provider_deliveries::status))
+        .load(conn)
+        .await?;
+    for (job_id, id, status) in records {
+        earlier.entry(job_id).or_default().push((id, status));
+    }
+    Ok(earlier)
 }
 
 /// The `started` records to insert, column by column (one `unnest` statement: see `db::unnest`).
