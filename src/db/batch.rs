@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use diesel::sql_types::{Array, Jsonb, Timestamptz, Uuid as SqlUuid};
 use diesel::QueryResult;
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AnsiTransactionManager, AsyncPgConnection, RunQueryDsl, TransactionManager};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -44,8 +44,36 @@ pub async fn update_by_pairs(
 /// prepared batch statement, instead of for every batch. Connections default to custom plans (see
 /// `establish_with_custom_plans`), which a search needs and a batch write does not: re-planning a
 /// batch statement for its bound arrays on every run cost a quarter of PostgreSQL's time storing a
-/// 1,000-recipient trigger (perf, `GetCachedPlan`). Call first in a batch's transaction.
+/// 1,000-recipient trigger (perf, `GetCachedPlan`). Call it where a transaction's batch writes start
+/// (after a claim's reads); a transaction of batch writes alone begins so ([`begin_batch_transaction`]).
 pub async fn plan_generically(conn: &mut AsyncPgConnection) -> QueryResult<()> {
     diesel::sql_query("SET LOCAL plan_cache_mode = force_generic_plan").execute(conn).await?;
     Ok(())
+}
+
+/// Begins a transaction planned generically (as [`plan_generically`] plans the rest of one) in one round
+/// trip: `BEGIN` and the setting travel together, where `transaction` and then `plan_generically` took two.
+/// Under load every round trip of a trigger batch waits for its turn on a core, and its callers with it
+/// (docs/performance.md). End it with [`end_batch_transaction`].
+pub async fn begin_batch_transaction(conn: &mut AsyncPgConnection) -> QueryResult<()> {
+    AnsiTransactionManager::begin_transaction_sql(conn, "BEGIN; SET LOCAL plan_cache_mode = force_generic_plan").await
+}
+
+/// Ends the transaction [`begin_batch_transaction`] began: commits it if `result` is a success, else
+/// rolls it back, as `AsyncConnection::transaction` does. Returns `result`, or the commit's error.
+pub async fn end_batch_transaction<T, E: From<diesel::result::Error>>(
+    conn: &mut AsyncPgConnection,
+    result: Result<T, E>,
+) -> Result<T, E> {
+    match result {
+        Ok(value) => {
+            AnsiTransactionManager::commit_transaction(conn).await?;
+            Ok(value)
+        }
+        Err(error) => match AnsiTransactionManager::rollback_transaction(conn).await {
+            // The batch's own error says more than a rollback refused on a broken connection.
+            Ok(()) | Err(diesel::result::Error::BrokenTransactionManager) => Err(error),
+            Err(rollback_error) => Err(rollback_error.into()),
+        },
+    }
 }

@@ -8,12 +8,12 @@
 use chrono::{DateTime, TimeDelta, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, Int8, Timestamptz, Uuid as SqlUuid};
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use serde_json::json;
 use uuid::Uuid;
 
 use super::Expansion;
-use crate::db::batch::plan_generically;
+use crate::db::batch::{begin_batch_transaction, end_batch_transaction};
 use crate::db::schema::topic_fanouts;
 use crate::domain::subscribers::Subscriber;
 use crate::engine::runtime::WorkerShared;
@@ -83,9 +83,9 @@ pub async fn expand_page(
 ) -> AppResult<Expanded> {
     let now = shared.engine.clock.now();
     let lease = super::lease(shared);
-    let mut conn = shared.pool.get().await?;
-    conn.transaction::<_, AppError, _>(async |conn| {
-        plan_generically(conn).await?;
+    let conn = &mut *shared.pool.get().await?;
+    begin_batch_transaction(conn).await?;
+    let expanded = async {
         let template = &expansion.template;
         let reached: Vec<Subscriber> =
             members.into_iter().filter(|member| !member.deleted && !expansion.excluded.contains(&member.id)).collect();
@@ -105,8 +105,9 @@ pub async fn expand_page(
         let written = run_in_database(conn, shared, first_steps, known, JobsAre::New, now).await?;
         move_cursor(conn, expansion.id, &shared.owner, committed, now, lease).await?;
         Ok(Expanded { inserted, ran, written })
-    })
-    .await
+    }
+    .await;
+    end_batch_transaction(conn, expanded).await
 }
 
 /// Extends the lease and moves the cursor, last in a page's transaction (the fan-out's row is locked

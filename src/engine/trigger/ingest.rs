@@ -17,7 +17,6 @@
 //! retried one trigger per transaction, so only the trigger at fault gets the error.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -32,7 +31,7 @@ use super::keyed::{self, KeyVerdict};
 use super::request::{SubscriberInput, TenantReference};
 use super::store::{self, NewTopicFanout, TenantUpsert};
 use super::{PreparedTrigger, TriggerOutcome, TriggerStatus};
-use crate::db::batch::plan_generically;
+use crate::db::batch::{begin_batch_transaction, end_batch_transaction};
 use crate::db::request::{self, Connection};
 use crate::db::DbPool;
 use crate::domain::idempotency_keys::{self, Claim, KeyUse};
@@ -275,15 +274,14 @@ async fn store_in_one_transaction(pool: &DbPool, batch: &[Pending]) -> AppResult
     let mut conn = pool.get().await?;
     let triggers: Vec<&PreparedTrigger> = batch.iter().map(|pending| &pending.trigger).collect();
     let keys: Vec<Option<&KeyUse>> = batch.iter().map(|pending| pending.key.as_ref()).collect();
-    let written = AtomicBool::new(false);
-    conn.transaction::<_, AppError, _>(async |conn| {
-        plan_generically(conn).await?;
-        let outcomes = store_batch(conn, &triggers, &keys).await?;
-        written.store(true, Ordering::Relaxed);
-        Ok(outcomes)
-    })
-    .await
-    .map_err(|error| outcome_unknown_if_written(error, written.into_inner()))
+    let mut written = false;
+    let stored = async {
+        begin_batch_transaction(&mut conn).await?;
+        let stored = store_batch(&mut conn, &triggers, &keys).await;
+        written = stored.is_ok();
+        end_batch_transaction(&mut conn, stored).await
+    };
+    stored.await.map_err(|error| outcome_unknown_if_written(error, written))
 }
 
 /// A connection lost once every statement of the batch ran was lost at COMMIT: its triggers may or may

@@ -9,13 +9,13 @@ use std::collections::{HashMap, HashSet};
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, Int4, Text, Timestamptz, Uuid as SqlUuid};
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::claim::BatchLease;
 use super::WorkerShared;
-use crate::db::batch::{plan_generically, update_by_pairs, update_from_records};
+use crate::db::batch::{begin_batch_transaction, end_batch_transaction, update_by_pairs, update_from_records};
 use crate::db::schema::jobs;
 use crate::domain::inbox::{arrival_bumps, InboxBump, InboxMessage};
 use crate::domain::subscribers::{remove_dead_destinations, DeadDestination};
@@ -37,20 +37,19 @@ pub async fn commit_outcomes(
     outcomes: Vec<Outcome>,
     now: DateTime<Utc>,
 ) -> AppResult<()> {
-    let written = conn
-        .transaction::<_, AppError, _>(async |conn| {
-            plan_generically(conn).await?;
-            write_delivery_updates(conn, &outcomes, now).await?;
-            let ids: Vec<Uuid> = outcomes.iter().map(|outcome| outcome.job.id).collect();
-            let owned: HashSet<Uuid> = lock_leased(conn, &ids, &lease.holder).await?;
-            let outcomes: Vec<Outcome> =
-                outcomes.into_iter().filter(|outcome| owned.contains(&outcome.job.id)).collect();
-            if outcomes.len() < ids.len() {
-                tracing::warn!(lost = ids.len() - outcomes.len(), "jobs taken over by another worker were not written");
-            }
-            write_outcomes(conn, outcomes, JobsAre::Claimed, now).await
-        })
-        .await?;
+    begin_batch_transaction(conn).await?;
+    let written = async {
+        write_delivery_updates(conn, &outcomes, now).await?;
+        let ids: Vec<Uuid> = outcomes.iter().map(|outcome| outcome.job.id).collect();
+        let owned: HashSet<Uuid> = lock_leased(conn, &ids, &lease.holder).await?;
+        let outcomes: Vec<Outcome> = outcomes.into_iter().filter(|outcome| owned.contains(&outcome.job.id)).collect();
+        if outcomes.len() < ids.len() {
+            tracing::warn!(lost = ids.len() - outcomes.len(), "jobs taken over by another worker were not written");
+        }
+        write_outcomes(conn, outcomes, JobsAre::Claimed, now).await
+    }
+    .await;
+    let written = end_batch_transaction(conn, written).await?;
     written.announce(shared);
     Ok(())
 }
