@@ -1,11 +1,15 @@
 //! Group commit of triggers: concurrent triggers stored in shared batches, each answered with its own
 //! outcome; a bad trigger fails alone; a transactionId repeated inside a batch or across batches is
-//! stored once; a workflow change is seen by the very next trigger (the definition cache).
+//! stored once; a workflow change is seen by the very next trigger (the definition cache); a batch's
+//! transaction plans generically until it ends, and rolls back whole.
 
 use std::time::{Duration, Instant};
 
-use diesel_async::SimpleAsyncConnection;
+use diesel::sql_types::{Text, Uuid as SqlUuid};
+use diesel_async::{AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use futures_util::future::join_all;
+use herald::db::batch::{begin_batch_transaction, end_batch_transaction};
+use herald::error::AppError;
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -219,4 +223,51 @@ async fn triggers_of_different_workflows_stored_together_each_get_their_own_work
             assert_eq!(details(job(event, "trigger")), [triggered]);
         }
     }
+}
+
+#[derive(diesel::QueryableByName)]
+struct Setting {
+    #[diesel(sql_type = Text)]
+    plan_cache_mode: String,
+}
+
+async fn plan_cache_mode(conn: &mut AsyncPgConnection) -> String {
+    let setting: Setting = diesel::sql_query("SHOW plan_cache_mode").get_result(conn).await.unwrap();
+    setting.plan_cache_mode
+}
+
+/// The transaction a trigger batch (or a worker's commit, or a topic page) runs in is begun with its
+/// plan setting in one round trip: the setting holds inside it and ends with it (the pooled connection
+/// goes back planning for values), and a failure rolls back everything the transaction wrote.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_batch_transaction_plans_generically_until_it_ends_and_rolls_back_whole_on_failure() {
+    let server = TestServer::start_api_only().await;
+    let mut conn = server.pool.get().await.unwrap();
+    assert_eq!(plan_cache_mode(&mut conn).await, "force_custom_plan", "a pooled connection's default");
+    let claim = "INSERT INTO trigger_transactions (environment_id, transaction_id, created_at) VALUES ($1, $2, now())";
+
+    begin_batch_transaction(&mut conn).await.unwrap();
+    assert_eq!(plan_cache_mode(&mut conn).await, "force_generic_plan");
+    let written = diesel::sql_query(claim)
+        .bind::<SqlUuid, _>(server.environment_id)
+        .bind::<Text, _>("kept")
+        .execute(&mut conn)
+        .await
+        .map_err(AppError::from);
+    end_batch_transaction(&mut conn, written).await.unwrap();
+    assert_eq!(plan_cache_mode(&mut conn).await, "force_custom_plan", "the setting ended with its transaction");
+
+    begin_batch_transaction(&mut conn).await.unwrap();
+    let first = diesel::sql_query(claim)
+        .bind::<SqlUuid, _>(server.environment_id)
+        .bind::<Text, _>("rolled back")
+        .execute(&mut conn)
+        .await;
+    assert!(first.is_ok());
+    let failed = diesel::sql_query("SELECT 1 / 0").execute(&mut conn).await.map_err(AppError::from);
+    assert!(end_batch_transaction(&mut conn, failed).await.is_err(), "the batch's own error is returned");
+    assert_eq!(plan_cache_mode(&mut conn).await, "force_custom_plan");
+    assert_eq!(count(&server, "trigger_transactions WHERE transaction_id = 'kept'").await, 1);
+    let rolled_back = count(&server, "trigger_transactions WHERE transaction_id = 'rolled back'").await;
+    assert_eq!(rolled_back, 0, "the failed transaction wrote nothing");
 }
