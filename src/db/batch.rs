@@ -54,7 +54,11 @@ pub async fn plan_generically(conn: &mut AsyncPgConnection) -> QueryResult<()> {
 /// Begins a transaction planned generically (as [`plan_generically`] plans the rest of one) in one round
 /// trip: `BEGIN` and the setting travel together, where `transaction` and then `plan_generically` took two.
 /// Under load every round trip of a trigger batch waits for its turn on a core, and its callers with it
-/// (docs/performance.md). End it with [`end_batch_transaction`].
+/// (docs/performance.md). End it with [`end_batch_transaction`]. A pair of calls rather than a closure
+/// like `AsyncConnection::transaction`: a function taking the closure cannot state that the closure's
+/// future is `Send` (diesel-async keeps the bound it uses for that private), and the callers run in
+/// spawned tasks. diesel-async's `TransactionBuilder` begins in one statement too, but sets only the
+/// isolation, read mode and deferrability.
 pub async fn begin_batch_transaction(conn: &mut AsyncPgConnection) -> QueryResult<()> {
     AnsiTransactionManager::begin_transaction_sql(conn, "BEGIN; SET LOCAL plan_cache_mode = force_generic_plan").await
 }
