@@ -2,9 +2,10 @@
 //! a statement per row. Callers pass the SQL; these helpers bind the batch and the time.
 
 use chrono::{DateTime, Utc};
+use diesel::connection::TransactionManagerStatus;
 use diesel::sql_types::{Array, Jsonb, Timestamptz, Uuid as SqlUuid};
 use diesel::QueryResult;
-use diesel_async::{AnsiTransactionManager, AsyncPgConnection, RunQueryDsl, TransactionManager};
+use diesel_async::{AnsiTransactionManager, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection, TransactionManager};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -60,8 +61,10 @@ pub async fn plan_generically(conn: &mut AsyncPgConnection) -> QueryResult<()> {
 /// spawned tasks. diesel-async's `TransactionBuilder` begins in one statement too, but sets only the
 /// isolation, read mode and deferrability.
 pub async fn begin_batch_transaction(conn: &mut AsyncPgConnection) -> QueryResult<()> {
-    AnsiTransactionManager::begin_transaction_sql(conn, "BEGIN; SET LOCAL plan_cache_mode = force_generic_plan").await
+    AnsiTransactionManager::begin_transaction_sql(conn, BEGIN_BATCH).await
 }
+
+const BEGIN_BATCH: &str = "BEGIN; SET LOCAL plan_cache_mode = force_generic_plan";
 
 /// Ends the transaction [`begin_batch_transaction`] began: commits it if `result` is a success, else
 /// rolls it back, as `AsyncConnection::transaction` does. Returns `result`, or the commit's error.
@@ -79,5 +82,49 @@ pub async fn end_batch_transaction<T, E: From<diesel::result::Error>>(
             Ok(()) | Err(diesel::result::Error::BrokenTransactionManager) => Err(error),
             Err(rollback_error) => Err(rollback_error.into()),
         },
+    }
+}
+
+/// A batch transaction whose `BEGIN` travels with its statements: the caller sends [`Self::begin`] and the
+/// statements together (pipelined, polled in order in one `join`: PostgreSQL runs them in the order
+/// sent), then commits or rolls back. diesel-async's transaction manager cannot begin without waiting
+/// for the answer, so it is not told; instead the connection counts as broken until the transaction
+/// ends, so that a connection dropped in between (a panic) is discarded by the pool, never lent out
+/// inside a transaction.
+pub struct PipelinedTransaction<'c> {
+    conn: &'c mut AsyncPgConnection,
+}
+
+impl<'c> PipelinedTransaction<'c> {
+    pub fn new(conn: &'c mut AsyncPgConnection) -> Self {
+        AnsiTransactionManager::transaction_manager_status_mut(conn).set_in_error();
+        Self { conn }
+    }
+
+    /// The connection to send the statements on, the first of them [`Self::begin`]'s.
+    pub fn connection(&self) -> &AsyncPgConnection {
+        self.conn
+    }
+
+    /// The `BEGIN` of a batch transaction (planned generically, as [`begin_batch_transaction`]'s).
+    pub async fn begin(mut conn: &AsyncPgConnection) -> QueryResult<()> {
+        conn.batch_execute(BEGIN_BATCH).await
+    }
+
+    /// Commits; only once every statement succeeded (a `COMMIT` of a failed transaction rolls it back
+    /// without an error).
+    pub async fn commit(self) -> QueryResult<()> {
+        self.end("COMMIT").await
+    }
+
+    pub async fn rollback(self) -> QueryResult<()> {
+        self.end("ROLLBACK").await
+    }
+
+    /// Ends the transaction; the connection counts as whole again once it has.
+    async fn end(self, sql: &str) -> QueryResult<()> {
+        self.conn.batch_execute(sql).await?;
+        *AnsiTransactionManager::transaction_manager_status_mut(self.conn) = TransactionManagerStatus::default();
+        Ok(())
     }
 }

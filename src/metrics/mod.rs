@@ -11,6 +11,9 @@
 //! - `herald_triggers_total{status}`: triggers answered, by their status (`processed`, a refusal
 //!   such as `trigger_not_active`, `rejected` for a 4xx, `failed` for a 5xx);
 //! - `herald_ingest_batch_triggers`, `herald_ingest_flush_seconds`: the group commit's batches;
+//! - `herald_ingest_batches_total{path}`: how they were stored: `pipelined` (two round trips), `full`,
+//!   or `rolled_back` (a pipelined attempt not as expected, then stored by the full path and counted
+//!   there too);
 //! - `herald_jobs_total{step_type, event}`: jobs claimed, and finished as completed, failed, retried
 //!   (a retry scheduled), delayed, canceled, skipped or merged;
 //! - `herald_jobs{status}` and `herald_oldest_due_job_age_seconds`: the queue, read at each scrape
@@ -58,6 +61,11 @@ struct TriggerLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PathLabels {
+    path: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct JobLabels {
     step_type: &'static str,
     event: &'static str,
@@ -87,6 +95,7 @@ pub struct Metrics {
     triggers: Family<TriggerLabels, Counter>,
     ingest_batch_triggers: Histogram,
     ingest_flush_seconds: Histogram,
+    ingest_batches: Family<PathLabels, Counter>,
     jobs: Family<JobLabels, Counter>,
     deliveries: Histograms<DeliveryLabels>,
     queue: Family<StatusLabels, Gauge>,
@@ -125,6 +134,12 @@ impl Metrics {
             "Time to store one group-commit batch",
             ingest_flush_seconds.clone(),
         );
+        let ingest_batches = Family::default();
+        registry.register(
+            "herald_ingest_batches",
+            "Group-commit batches, by how they were stored",
+            ingest_batches.clone(),
+        );
         let jobs = Family::default();
         registry.register("herald_jobs", "Jobs claimed and finished, by step type", jobs.clone());
         let deliveries: Histograms<DeliveryLabels> = Family::new_with_constructor(delivery_buckets);
@@ -161,6 +176,7 @@ impl Metrics {
             triggers,
             ingest_batch_triggers,
             ingest_flush_seconds,
+            ingest_batches,
             jobs,
             deliveries,
             queue,
@@ -182,6 +198,11 @@ impl Metrics {
     pub fn ingest_flush(&self, triggers: usize, elapsed: Duration) {
         self.ingest_batch_triggers.observe(triggers as f64);
         self.ingest_flush_seconds.observe(elapsed.as_secs_f64());
+    }
+
+    /// `path`: `pipelined`, `full` or `rolled_back` (see the module's list).
+    pub fn ingest_batch(&self, path: &'static str) {
+        self.ingest_batches.get_or_create(&PathLabels { path }).inc();
     }
 
     /// `event`: `claimed`, or the status a job finished with (`queued` counts as `retried`).

@@ -14,10 +14,10 @@ use crate::engine::receiver::Receiver;
 use crate::support::{http_client, TestServer};
 
 /// One scrape: each sample's value by its name and labels (`name{a="x",b="y"}` as written).
-struct Scrape(BTreeMap<String, f64>);
+pub struct Scrape(BTreeMap<String, f64>);
 
 impl Scrape {
-    async fn of(server: &TestServer) -> Self {
+    pub async fn of(server: &TestServer) -> Self {
         let response = http_client().get(format!("http://{}/metrics", server.metrics_addr)).send().await.unwrap();
         assert_eq!(response.status(), 200);
         let content_type = response.headers()["content-type"].to_str().unwrap().to_owned();
@@ -35,7 +35,7 @@ impl Scrape {
     }
 
     /// The sample of `name` whose labels include every one of `labels`; 0 when there is none.
-    fn value(&self, name: &str, labels: &[(&str, &str)]) -> f64 {
+    pub fn value(&self, name: &str, labels: &[(&str, &str)]) -> f64 {
         let matching: Vec<f64> = self
             .0
             .iter()

@@ -69,10 +69,15 @@ impl<'a> Recipients<'a> {
         self.recipients.push(Recipient { template, notification_id: Uuid::now_v7(), subscriber_id, to_recipient });
     }
 
+    /// How many recipients (notifications) there are.
+    pub fn count(&self) -> usize {
+        self.recipients.len()
+    }
+
     /// Inserts the notification of each recipient whose trigger (environment, transactionId) has none
     /// for its subscriber yet (a topic member reached twice, a page expanded again after a crash), and
     /// the jobs of each notification inserted, in one statement; returns how many were inserted.
-    pub async fn insert(&self, conn: &mut AsyncPgConnection) -> AppResult<usize> {
+    pub async fn insert(&self, conn: &AsyncPgConnection) -> AppResult<usize> {
         Ok(self.store(conn, FirstSteps::Stored).await?.len())
     }
 
@@ -92,7 +97,7 @@ impl<'a> Recipients<'a> {
     }
 
     /// The notifications and jobs in one statement; returns the ids of the notifications inserted.
-    async fn store(&self, conn: &mut AsyncPgConnection, first_steps: FirstSteps) -> AppResult<Vec<Uuid>> {
+    async fn store(&self, mut conn: &AsyncPgConnection, first_steps: FirstSteps) -> AppResult<Vec<Uuid>> {
         if self.recipients.is_empty() {
             return Ok(Vec::new());
         }
@@ -100,7 +105,7 @@ impl<'a> Recipients<'a> {
             notifications: NotificationRows::of(&self.templates, &self.recipients),
             jobs: JobRows::of(&self.templates, &self.recipients, first_steps),
         };
-        Ok(rows.load::<Uuid>(conn).await?)
+        Ok(rows.load::<Uuid>(&mut conn).await?)
     }
 
     /// The job of `recipient`'s first step as the insert stores it (due at the trigger's acceptance),

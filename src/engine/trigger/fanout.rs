@@ -14,8 +14,9 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::expand::Recipients;
-use super::request::Recipient;
+use super::request::{Recipient, SubscriberInput};
 use super::PreparedTrigger;
+use crate::domain::tenancy::Tenant;
 use crate::engine::steps::context::NotificationFacts;
 use crate::engine::steps::digest_key_value;
 use crate::workflow::controls::{read, DigestControls};
@@ -129,8 +130,64 @@ fn steps_only<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<J
     Ok(jobs)
 }
 
+/// The recipients and actors of stored triggers, one per (environment, subscriberId), later fields over
+/// earlier ones (as if the triggers had run one after the other): what their batch upserts.
+pub fn subscriber_upserts(stored: &[&PreparedTrigger]) -> Vec<(Tenant, SubscriberInput)> {
+    let mut upserts: Vec<(Tenant, SubscriberInput)> = Vec::new();
+    let mut index_of: HashMap<(Uuid, String), usize> = HashMap::new();
+    for trigger in stored {
+        for input in trigger.recipients.iter().chain(&trigger.actor) {
+            let key = (trigger.tenant.environment_id, input.subscriber_id.clone());
+            match index_of.get(&key) {
+                Some(&index) => upserts[index].1.merge(input.clone()),
+                None => {
+                    index_of.insert(key, upserts.len());
+                    upserts.push((trigger.tenant, input.clone()));
+                }
+            }
+        }
+    }
+    upserts
+}
+
+/// The template of each stored trigger, with the internal ids of its tenant (from `tenant_ids`, by
+/// (environment, identifier)) and of its actor.
+pub fn templates_of(
+    stored: &[&PreparedTrigger],
+    tenant_ids: &HashMap<(Uuid, String), Uuid>,
+    subscriber_ids: &SubscriberIds,
+) -> Vec<EventTemplate> {
+    stored
+        .iter()
+        .map(|trigger| {
+            let environment_id = trigger.tenant.environment_id;
+            let tenant_id = trigger
+                .tenant_reference
+                .as_ref()
+                .map(|reference| tenant_ids[&(environment_id, reference.identifier().to_string())]);
+            let actor_id =
+                trigger.actor.as_ref().map(|actor| subscriber_ids[&(environment_id, actor.subscriber_id.clone())]);
+            EventTemplate::of(trigger, actor_id, tenant_id)
+        })
+        .collect()
+}
+
+/// The direct recipients of stored triggers, each after its trigger's template (`templates`, in the
+/// triggers' order).
+pub fn recipients_of<'a>(
+    stored: &[&'a PreparedTrigger],
+    templates: &'a [EventTemplate],
+    subscriber_ids: &SubscriberIds,
+) -> Recipients<'a> {
+    let mut recipients = Recipients::with_capacity(stored.iter().map(|trigger| trigger.recipients.len()).sum());
+    for (trigger, template) in stored.iter().zip(templates) {
+        add_recipients(trigger, template, subscriber_ids, &mut recipients);
+    }
+    recipients
+}
+
 /// Adds `trigger`'s direct recipients, after its template, to `recipients`.
-pub fn add_recipients<'a>(
+fn add_recipients<'a>(
     trigger: &'a PreparedTrigger,
     template: &'a EventTemplate,
     subscriber_ids: &SubscriberIds,

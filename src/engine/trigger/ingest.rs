@@ -7,6 +7,11 @@
 //! flushers are busy the triggers arriving meanwhile wait and leave together in the next batch. There is
 //! no timer, so an idle server adds no latency.
 //!
+//! A batch without idempotency keys or tenants, to subscribers this process has stored triggers for, is
+//! sent in two round trips instead of five (`pipelined`): its statements travel together on the
+//! assumption that every transactionId is free and every subscriber's id is the one last seen, and a
+//! batch that is not so is rolled back and stored by the full path below.
+//!
 //! A keyed trigger (`keyed`) brings its `Idempotency-Key`: the batch claims the keys of its triggers
 //! (advisory locks and one read), leaves out a trigger whose key is taken, and stores each stored
 //! trigger's outcome in its key's row, so the key and the work commit together.
@@ -25,18 +30,17 @@ use diesel_async::{AsyncConnection, AsyncPgConnection};
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 use uuid::Uuid;
 
-use super::expand::Recipients;
-use super::fanout::{add_recipients, EventTemplate};
+use super::fanout::{recipients_of, subscriber_upserts, templates_of};
 use super::keyed::{self, KeyVerdict};
-use super::request::{SubscriberInput, TenantReference};
-use super::store::{self, NewTopicFanout, TenantUpsert};
+use super::pipelined::{self, KnownSubscribers, Tried};
+use super::request::TenantReference;
+use super::store::{self, TenantUpsert};
 use super::{PreparedTrigger, TriggerOutcome, TriggerStatus};
 use crate::db::batch::{begin_batch_transaction, end_batch_transaction};
 use crate::db::request::{self, Connection};
 use crate::db::DbPool;
 use crate::domain::idempotency_keys::{self, Claim, KeyUse};
 use crate::domain::subscribers::upsert_credentials;
-use crate::domain::tenancy::Tenant;
 use crate::engine::wake::{Due, Wakeup};
 use crate::error::{AppError, AppResult};
 use crate::metrics::Metrics;
@@ -85,7 +89,13 @@ impl Ingest {
     /// Starts the dispatcher on `pool`; it stops when the last handle is dropped.
     pub fn start(pool: DbPool, wakeup: Wakeup, metrics: Arc<Metrics>) -> Self {
         let (queue, queued) = mpsc::channel(QUEUE_CAPACITY);
-        let flushing = Flushing { pool, wakeup, metrics, last_triggered: Default::default() };
+        let flushing = Flushing {
+            pool,
+            wakeup,
+            metrics,
+            last_triggered: Default::default(),
+            known_subscribers: KnownSubscribers::new(),
+        };
         tokio::spawn(dispatch(queued, flushing.clone()));
         Self { queue, flushing }
     }
@@ -124,8 +134,9 @@ impl Ingest {
     async fn store_in_request(&self, trigger: PreparedTrigger) -> AppResult<TriggerOutcome> {
         let started = Instant::now();
         let mut conn = Connection::of_request_or(&self.flushing.pool).await?;
+        let known = &self.flushing.known_subscribers;
         let stored =
-            conn.transaction::<_, AppError, _>(async |conn| store_batch(conn, &[&trigger], &[None]).await).await;
+            conn.transaction::<_, AppError, _>(async |conn| store_batch(conn, &[&trigger], &[None], known).await).await;
         drop(conn);
         self.flushing.metrics.ingest_flush(1, started.elapsed());
         let Some(BatchResult::Outcome(outcome)) = stored?.pop() else {
@@ -152,6 +163,8 @@ struct Flushing {
     metrics: Arc<Metrics>,
     /// When this process last wrote each workflow's `lastTriggeredAt`.
     last_triggered: Arc<Mutex<HashMap<Uuid, DateTime<Utc>>>>,
+    /// The subscribers' internal ids a pipelined batch expects (`pipelined`).
+    known_subscribers: KnownSubscribers,
 }
 
 /// Takes everything queued (up to a batch) as soon as a flusher is free.
@@ -184,7 +197,7 @@ async fn dispatch(mut queued: mpsc::Receiver<Pending>, flushing: Flushing) {
 /// Stores one batch and answers its callers.
 async fn flush(flushing: Flushing, batch: Vec<Pending>, _flusher: OwnedSemaphorePermit) {
     let started = Instant::now();
-    let stored = store_in_one_transaction(&flushing.pool, &batch).await;
+    let stored = store_in_one_transaction(&flushing, &batch).await;
     flushing.metrics.ingest_flush(batch.len(), started.elapsed());
     match stored {
         // Not after a lost connection: at COMMIT the batch may be stored, and its triggers would be
@@ -192,7 +205,7 @@ async fn flush(flushing: Flushing, batch: Vec<Pending>, _flusher: OwnedSemaphore
         Err(error) if batch.len() > 1 && !matches!(error, AppError::Unavailable(_) | AppError::OutcomeUnknown(_)) => {
             tracing::warn!(%error, triggers = batch.len(), "a trigger batch failed; storing its triggers one by one");
             for pending in batch {
-                let outcome = store_in_one_transaction(&flushing.pool, std::slice::from_ref(&pending)).await;
+                let outcome = store_in_one_transaction(&flushing, std::slice::from_ref(&pending)).await;
                 answer(&flushing, vec![pending], outcome).await;
             }
         }
@@ -270,14 +283,29 @@ async fn record_last_triggered(flushing: &Flushing, workflow_ids: HashSet<Uuid>,
     }
 }
 
-async fn store_in_one_transaction(pool: &DbPool, batch: &[Pending]) -> AppResult<Vec<BatchResult>> {
-    let mut conn = pool.get().await?;
+/// Stores `batch` in one transaction: pipelined in two round trips when it can be (`pipelined`), else
+/// by the full path.
+async fn store_in_one_transaction(flushing: &Flushing, batch: &[Pending]) -> AppResult<Vec<BatchResult>> {
+    let mut conn = flushing.pool.get().await?;
     let triggers: Vec<&PreparedTrigger> = batch.iter().map(|pending| &pending.trigger).collect();
     let keys: Vec<Option<&KeyUse>> = batch.iter().map(|pending| pending.key.as_ref()).collect();
+    let known = &flushing.known_subscribers;
+    if keys.iter().all(Option::is_none) {
+        match pipelined::store_pipelined(&mut conn, &triggers, known).await? {
+            Tried::Stored(transaction, outcomes) => {
+                transaction.commit().await.map_err(|error| outcome_unknown_if_written(error.into(), true))?;
+                flushing.metrics.ingest_batch("pipelined");
+                return Ok(outcomes.into_iter().map(BatchResult::Outcome).collect());
+            }
+            Tried::RolledBack => flushing.metrics.ingest_batch("rolled_back"),
+            Tried::NotPipelined => {}
+        }
+    }
+    flushing.metrics.ingest_batch("full");
     let mut written = false;
     let stored = async {
         begin_batch_transaction(&mut conn).await?;
-        let stored = store_batch(&mut conn, &triggers, &keys).await;
+        let stored = store_batch(&mut conn, &triggers, &keys, known).await;
         written = stored.is_ok();
         end_batch_transaction(&mut conn, stored).await
     };
@@ -309,6 +337,7 @@ async fn store_batch(
     conn: &mut AsyncPgConnection,
     triggers: &[&PreparedTrigger],
     keys: &[Option<&KeyUse>],
+    known: &KnownSubscribers,
 ) -> AppResult<Vec<BatchResult>> {
     let now = triggers.iter().map(|trigger| trigger.now).max().expect("a batch is never empty");
     // Each trigger's result once it is decided: first those whose key is taken or already answered.
@@ -359,7 +388,7 @@ async fn store_batch(
         }
     }
     if !stored.is_empty() {
-        store_fanout(conn, &stored, &existing_tenants, now).await?;
+        store_fanout(conn, &stored, &existing_tenants, known, now).await?;
     }
     let outcomes: Vec<BatchResult> =
         outcomes.into_iter().map(|outcome| outcome.expect("every trigger has an outcome")).collect();
@@ -407,46 +436,30 @@ async fn store_fanout(
     conn: &mut AsyncPgConnection,
     stored: &[&PreparedTrigger],
     existing_tenants: &store::IdsByKey,
+    known: &KnownSubscribers,
     now: DateTime<Utc>,
 ) -> AppResult<()> {
-    let upserted_tenants = store::upsert_tenants(conn, &tenant_upserts(stored), now).await?;
+    let mut tenant_ids = store::upsert_tenants(conn, &tenant_upserts(stored), now).await?;
+    tenant_ids.extend(existing_tenants.iter().map(|(key, id)| (key.clone(), *id)));
     let subscribers = subscriber_upserts(stored);
     let subscriber_ids = store::upsert_subscribers(conn, &subscribers, now).await?;
+    // Before the commit: an id this transaction created and then rolled back becomes the id of the row
+    // the next batch creates (`pipelined` creates a subscriber with the id it expects).
+    known.learn(&subscriber_ids).await;
     // Rare (a recipient object carrying `channels`), and each merges into stored credentials.
     for (tenant, input) in &subscribers {
         for update in &input.channels {
             upsert_credentials(conn, *tenant, &input.subscriber_id, update.clone()).await?;
         }
     }
-    let templates: Vec<EventTemplate> = stored
-        .iter()
-        .map(|trigger| {
-            let tenant_id = trigger.tenant_reference.as_ref().map(|reference| {
-                let key = (trigger.tenant.environment_id, reference.identifier().to_string());
-                existing_tenants.get(&key).or_else(|| upserted_tenants.get(&key)).copied().expect("tenant stored above")
-            });
-            let actor_id = trigger
-                .actor
-                .as_ref()
-                .map(|actor| subscriber_ids[&(trigger.tenant.environment_id, actor.subscriber_id.clone())]);
-            EventTemplate::of(trigger, actor_id, tenant_id)
-        })
-        .collect();
-    let direct_recipients = stored.iter().map(|trigger| trigger.recipients.len()).sum();
-    let mut recipients = Recipients::with_capacity(direct_recipients);
-    let mut topic_fanouts = Vec::new();
-    for (trigger, template) in stored.iter().zip(&templates) {
-        add_recipients(trigger, template, &subscriber_ids, &mut recipients);
-        if !trigger.topic_keys.is_empty() {
-            topic_fanouts.push(NewTopicFanout::of(template, &trigger.topic_keys, &trigger.exclude)?);
-        }
-    }
+    let templates = templates_of(stored, &tenant_ids, &subscriber_ids);
+    let recipients = recipients_of(stored, &templates, &subscriber_ids);
     // Every transactionId here was claimed by this transaction, so no notification can exist already;
     // one skipped anyway would be a trigger acknowledged to a recipient who never gets it.
-    if recipients.insert(conn).await? != direct_recipients {
+    if recipients.insert(conn).await? != recipients.count() {
         return Err(AppError::internal("a notification of a newly claimed transactionId already existed"));
     }
-    store::insert_topic_fanouts(conn, &topic_fanouts).await
+    store::insert_topic_fanouts(conn, &store::topic_fanouts_of(stored, &templates)?).await
 }
 
 /// The tenant objects of the batch, one per (environment, identifier), later fields over earlier ones.
@@ -465,26 +478,6 @@ fn tenant_upserts<'a>(stored: &[&'a PreparedTrigger]) -> Vec<TenantUpsert<'a>> {
             None => {
                 index_of.insert((trigger.tenant.environment_id, identifier), upserts.len());
                 upserts.push(upsert);
-            }
-        }
-    }
-    upserts
-}
-
-/// The recipients and actors of the batch, one per (environment, subscriberId), later fields over
-/// earlier ones (as if the triggers had run one after the other).
-fn subscriber_upserts(stored: &[&PreparedTrigger]) -> Vec<(Tenant, SubscriberInput)> {
-    let mut upserts: Vec<(Tenant, SubscriberInput)> = Vec::new();
-    let mut index_of: HashMap<(Uuid, String), usize> = HashMap::new();
-    for trigger in stored {
-        for input in trigger.recipients.iter().chain(&trigger.actor) {
-            let key = (trigger.tenant.environment_id, input.subscriber_id.clone());
-            match index_of.get(&key) {
-                Some(&index) => upserts[index].1.merge(input.clone()),
-                None => {
-                    index_of.insert(key, upserts.len());
-                    upserts.push((trigger.tenant, input.clone()));
-                }
             }
         }
     }

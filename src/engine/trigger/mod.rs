@@ -9,6 +9,7 @@ pub(crate) mod fanout;
 pub mod ingest;
 pub mod keyed;
 mod payload;
+mod pipelined;
 pub mod request;
 pub(crate) mod store;
 

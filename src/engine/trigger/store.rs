@@ -16,6 +16,7 @@ use uuid::Uuid;
 
 use super::fanout::EventTemplate;
 use super::request::SubscriberInput;
+use super::PreparedTrigger;
 use crate::db::schema::{topic_fanouts, trigger_transactions, workflows};
 use crate::db::unnest::{bind_arrays, static_query_id};
 use crate::domain::tenancy::Tenant;
@@ -42,6 +43,19 @@ pub async fn claim_transaction_ids(
     Ok(claimed.into_iter().map(|key| (key.environment_id, key.transaction_id)).collect())
 }
 
+/// Claims every (environment, transactionId) of `keys`, or none: a key used before is an error
+/// (`unique_violation`) that aborts the transaction. For a batch pipelined on the assumption that every
+/// key is free (`pipelined`), where no statement may wait for the claim's answer.
+pub async fn claim_every_transaction_id(
+    mut conn: &AsyncPgConnection,
+    keys: &[(Uuid, &str)],
+    now: DateTime<Utc>,
+) -> AppResult<()> {
+    let (environment_ids, transaction_ids): (Vec<Uuid>, Vec<&str>) = keys.iter().copied().unzip();
+    EveryTransactionIdClaim(TransactionIdClaim { environment_ids, transaction_ids, now }).execute(&mut conn).await?;
+    Ok(())
+}
+
 /// The statement of [`claim_transaction_ids`]: its text is the same for every batch, so it is prepared
 /// once per connection and, in the batch's generic-plan transaction, planned once (it reads no table a
 /// plan could choose a path through, only the conflict's unique index).
@@ -53,17 +67,35 @@ struct TransactionIdClaim<'a> {
 
 static_query_id!(TransactionIdClaim, diesel::sql_types::Untyped);
 
-impl QueryFragment<Pg> for TransactionIdClaim<'_> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+impl TransactionIdClaim<'_> {
+    /// The insert of the keys, in key order, up to its conflict clause.
+    fn push_insert<'b>(&'b self, out: &mut AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         out.push_sql("INSERT INTO trigger_transactions (environment_id, transaction_id, created_at) SELECT *, ");
         out.push_bind_param::<Timestamptz, _>(&self.now)?;
         out.push_sql(" FROM unnest(");
         bind_arrays!(out; SqlUuid: self.environment_ids, Text: self.transaction_ids);
-        out.push_sql(
-            ") AS k(environment_id, transaction_id) ORDER BY environment_id, transaction_id \
-             ON CONFLICT DO NOTHING RETURNING environment_id, transaction_id",
-        );
+        out.push_sql(") AS k(environment_id, transaction_id) ORDER BY environment_id, transaction_id");
         Ok(())
+    }
+}
+
+impl QueryFragment<Pg> for TransactionIdClaim<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        self.push_insert(&mut out)?;
+        out.push_sql(" ON CONFLICT DO NOTHING RETURNING environment_id, transaction_id");
+        Ok(())
+    }
+}
+
+/// The statement of [`claim_every_transaction_id`]: the claim without its conflict clause (a type of its
+/// own, as its text differs: diesel caches a prepared statement by type).
+struct EveryTransactionIdClaim<'a>(TransactionIdClaim<'a>);
+
+static_query_id!(EveryTransactionIdClaim);
+
+impl QueryFragment<Pg> for EveryTransactionIdClaim<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        self.0.push_insert(&mut out)
     }
 }
 
@@ -109,27 +141,41 @@ pub async fn upsert_subscribers(
         let missing: Vec<Value> = inputs
             .iter()
             .filter(|(tenant, input)| !ids.contains_key(&(tenant.environment_id, input.subscriber_id.clone())))
-            .map(|(tenant, input)| {
-                json!({
-                    "id": Uuid::now_v7(), "environment_id": tenant.environment_id,
-                    "organization_id": tenant.organization_id, "subscriber_id": input.subscriber_id,
-                    "email": input.email, "first_name": input.first_name, "last_name": input.last_name,
-                    "phone": input.phone, "avatar": input.avatar, "locale": input.locale,
-                    "timezone": input.timezone, "data": input.data,
-                })
-            })
+            .map(|(tenant, input)| subscriber_record(*tenant, input, Uuid::now_v7()))
             .collect();
         if missing.is_empty() {
             break;
         }
-        let records = Value::Array(missing);
-        let rows: Vec<UpsertedRow> = SubscriberUpsert { records: &records, now }.load(conn).await?;
-        ids.extend(rows.into_iter().map(|row| ((row.environment_id, row.key), row.id)));
+        ids.extend(upsert_subscriber_records(conn, Value::Array(missing), now).await?);
     }
     if ids.len() < inputs.len() {
         return Err(AppError::internal("subscribers could not be upserted after 3 attempts"));
     }
     Ok(ids)
+}
+
+/// The row of `input` for [`upsert_subscriber_records`], created with the internal id `id` if it does not
+/// exist.
+pub fn subscriber_record(tenant: Tenant, input: &SubscriberInput, id: Uuid) -> Value {
+    json!({
+        "id": id, "environment_id": tenant.environment_id,
+        "organization_id": tenant.organization_id, "subscriber_id": input.subscriber_id,
+        "email": input.email, "first_name": input.first_name, "last_name": input.last_name,
+        "phone": input.phone, "avatar": input.avatar, "locale": input.locale,
+        "timezone": input.timezone, "data": input.data,
+    })
+}
+
+/// Upserts the subscribers of `records` (a JSON array of [`subscriber_record`]s) in one statement;
+/// returns the internal id of each, except a row a concurrent batch created after this statement's
+/// snapshot was taken.
+pub async fn upsert_subscriber_records(
+    mut conn: &AsyncPgConnection,
+    records: Value,
+    now: DateTime<Utc>,
+) -> AppResult<IdsByKey> {
+    let rows: Vec<UpsertedRow> = SubscriberUpsert { records: &records, now }.load(&mut conn).await?;
+    Ok(rows.into_iter().map(|row| ((row.environment_id, row.key), row.id)).collect())
 }
 
 /// The fields of a subscriber a trigger may send: a sent one (not null) replaces the stored one.
@@ -322,10 +368,20 @@ impl NewTopicFanout {
     }
 }
 
+/// The fan-outs of the stored triggers that name topics; `templates` are theirs, in their order.
+pub fn topic_fanouts_of(stored: &[&PreparedTrigger], templates: &[EventTemplate]) -> AppResult<Vec<NewTopicFanout>> {
+    stored
+        .iter()
+        .zip(templates)
+        .filter(|(trigger, _)| !trigger.topic_keys.is_empty())
+        .map(|(trigger, template)| NewTopicFanout::of(template, &trigger.topic_keys, &trigger.exclude))
+        .collect()
+}
+
 /// Queues the topic fan-outs of a batch.
-pub async fn insert_topic_fanouts(conn: &mut AsyncPgConnection, fanouts: &[NewTopicFanout]) -> AppResult<()> {
+pub async fn insert_topic_fanouts(mut conn: &AsyncPgConnection, fanouts: &[NewTopicFanout]) -> AppResult<()> {
     if !fanouts.is_empty() {
-        diesel::insert_into(topic_fanouts::table).values(fanouts).execute(conn).await?;
+        diesel::insert_into(topic_fanouts::table).values(fanouts).execute(&mut conn).await?;
     }
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! Group commit of triggers: concurrent triggers stored in shared batches, each answered with its own
 //! outcome; a bad trigger fails alone; a transactionId repeated inside a batch or across batches is
 //! stored once; a workflow change is seen by the very next trigger (the definition cache); a batch's
-//! transaction plans generically until it ends, and rolls back whole.
+//! transaction plans generically until it ends, and rolls back whole; a batch to known subscribers is
+//! pipelined, and one that is not as expected is rolled back and stored by the full path.
 
 use std::time::{Duration, Instant};
 
@@ -14,6 +15,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::fixtures::*;
+use crate::metrics::Scrape;
 use crate::support::TestServer;
 
 async fn bulk(server: &TestServer, events: Vec<Value>) -> Vec<Value> {
@@ -270,4 +272,118 @@ async fn a_batch_transaction_plans_generically_until_it_ends_and_rolls_back_whol
     assert_eq!(count(&server, "trigger_transactions WHERE transaction_id = 'kept'").await, 1);
     let rolled_back = count(&server, "trigger_transactions WHERE transaction_id = 'rolled back'").await;
     assert_eq!(rolled_back, 0, "the failed transaction wrote nothing");
+}
+
+/// Group-commit batches stored by `path` (`pipelined`, `full`, `rolled_back`) since `before`.
+async fn batches_since(server: &TestServer, before: &Scrape, path: &str) -> f64 {
+    let path = [("path", path)];
+    Scrape::of(server).await.value("herald_ingest_batches_total", &path)
+        - before.value("herald_ingest_batches_total", &path)
+}
+
+fn greeting(to: Value, transaction_id: &str) -> Value {
+    json!({"name": "feed", "to": to, "payload": {"tx": transaction_id}, "transactionId": transaction_id})
+}
+
+/// Subscribers this process stored a trigger for are known: the next batches to them are sent in two
+/// round trips, and store what the full path stores: each recipient's notification and jobs, the
+/// subscriber's sent fields.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_batch_to_known_subscribers_is_pipelined_and_stores_what_the_full_path_stores() {
+    let server = TestServer::start_api_only().await;
+    create_workflow(&server, "feed", json!([in_app_step(), email_step()])).await;
+    let before = Scrape::of(&server).await;
+    bulk(&server, vec![greeting(json!(["ada", "bob"]), "first")]).await;
+    assert_eq!(batches_since(&server, &before, "full").await, 1.0, "unknown subscribers: the full path");
+    assert_eq!(batches_since(&server, &before, "pipelined").await, 0.0);
+
+    let events: Vec<Value> = (0..10)
+        .map(|n| {
+            let to =
+                if n == 3 { json!({"subscriberId": "ada", "firstName": "Augusta"}) } else { json!(["ada", "bob"]) };
+            greeting(to, &format!("tx{n}"))
+        })
+        .collect();
+    let results = bulk(&server, events).await;
+    assert_eq!(statuses(&results), vec!["processed"; 10], "{results:?}");
+    assert!(batches_since(&server, &before, "pipelined").await >= 1.0);
+    assert_eq!(batches_since(&server, &before, "full").await, 1.0, "only the first batch took the full path");
+    assert_eq!(batches_since(&server, &before, "rolled_back").await, 0.0);
+
+    let ada = "subscribers WHERE subscriber_id = 'ada' AND first_name = 'Augusta' AND version = 1";
+    assert_eq!(count(&server, ada).await, 1, "the field a pipelined trigger sent is written");
+    for n in 0..10 {
+        let events = events_of(&server, &format!("tx{n}")).await;
+        let mut recipients: Vec<&str> =
+            events.iter().map(|event| event["subscriber"]["subscriberId"].as_str().unwrap()).collect();
+        recipients.sort_unstable();
+        let expected = if n == 3 { vec!["ada"] } else { vec!["ada", "bob"] };
+        assert_eq!(recipients, expected, "tx{n}");
+        for event in &events {
+            assert_eq!(event["payload"], json!({"tx": format!("tx{n}")}));
+            let shape: Vec<(&str, &str)> = event["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|job| (job["type"].as_str().unwrap(), job["status"].as_str().unwrap()))
+                .collect();
+            assert_eq!(shape, [("trigger", "completed"), ("in_app", "queued"), ("email", "pending")], "tx{n}");
+        }
+    }
+    let of_live_rows = "notifications n JOIN subscribers s ON s.id = n.subscriber_id \
+                        WHERE NOT s.deleted AND s.subscriber_id IN ('ada', 'bob')";
+    assert_eq!(count(&server, of_live_rows).await, 21);
+}
+
+/// A used transactionId aborts a pipelined batch: it is rolled back whole (the refused trigger's
+/// subscriber fields are not written) and stored by the full path, where that trigger alone is refused.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_used_transaction_id_rolls_a_pipelined_batch_back_and_is_refused_alone() {
+    let server = TestServer::start_api_only().await;
+    create_workflow(&server, "feed", json!([in_app_step()])).await;
+    bulk(&server, vec![greeting(json!(["ada", "bob"]), "used")]).await;
+    let before = Scrape::of(&server).await;
+
+    let mut events: Vec<Value> = (0..8).map(|n| greeting(json!("bob"), &format!("fresh{n}"))).collect();
+    events.insert(4, greeting(json!({"subscriberId": "ada", "firstName": "Changed"}), "used"));
+    let results = bulk(&server, events).await;
+    let mut expected = vec!["processed"; 9];
+    expected[4] = "error";
+    assert_eq!(statuses(&results), expected, "{results:?}");
+    assert!(results[4]["error"][0].as_str().unwrap().contains("already used"), "{}", results[4]);
+    assert!(batches_since(&server, &before, "rolled_back").await >= 1.0);
+    assert_eq!(count(&server, "subscribers WHERE first_name = 'Changed'").await, 0);
+    assert_eq!(count(&server, "notifications WHERE transaction_id = 'used'").await, 2);
+    assert_eq!(count(&server, "notifications WHERE transaction_id LIKE 'fresh%'").await, 8);
+}
+
+/// A known subscriber's id is only a guess: deleted, then created again under a new id, the pipelined
+/// batches expecting the old id are rolled back, and each notification goes to the live row.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_subscriber_deleted_and_created_again_is_notified_on_its_live_row() {
+    let server = TestServer::start_api_only().await;
+    create_workflow(&server, "feed", json!([in_app_step()])).await;
+    trigger_processed(&server, greeting(json!("ada"), "before")).await;
+    let before = Scrape::of(&server).await;
+    let live = "notifications n JOIN subscribers s ON s.id = n.subscriber_id WHERE NOT s.deleted AND n.transaction_id";
+
+    let (status, body) = server.send_json(Method::DELETE, "/v2/subscribers/ada", &json!(null)).await;
+    assert_eq!(status, 200, "{body}");
+    trigger_processed(&server, greeting(json!("ada"), "after delete")).await;
+    assert_eq!(batches_since(&server, &before, "rolled_back").await, 1.0, "the old id is a deleted row's");
+    assert_eq!(count(&server, &format!("{live} = 'after delete'")).await, 1);
+
+    let (status, body) = server.send_json(Method::DELETE, "/v2/subscribers/ada", &json!(null)).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = server.send_json(Method::POST, "/v2/subscribers", &json!({"subscriberId": "ada"})).await;
+    assert_eq!(status, 201, "{body}");
+    trigger_processed(&server, greeting(json!("ada"), "after re-creation")).await;
+    assert_eq!(batches_since(&server, &before, "rolled_back").await, 2.0, "the upsert found another id");
+    assert_eq!(count(&server, &format!("{live} = 'after re-creation'")).await, 1);
+
+    trigger_processed(&server, greeting(json!("ada"), "known again")).await;
+    assert_eq!(batches_since(&server, &before, "rolled_back").await, 2.0);
+    assert_eq!(batches_since(&server, &before, "pipelined").await, 1.0, "the live row's id is known now");
+    assert_eq!(count(&server, &format!("{live} = 'known again'")).await, 1);
+    assert_eq!(count(&server, "subscribers WHERE subscriber_id = 'ada'").await, 3);
 }
