@@ -21,8 +21,7 @@ curl -s -o /dev/null "$url/v1/environments/me"
 scrape=$(curl -sf "http://127.0.0.1:$metrics_port/metrics")
 for family in herald_request_duration_seconds herald_triggers_total herald_jobs_total herald_queued_jobs \
   herald_oldest_due_job_age_seconds herald_ingest_flush_seconds herald_ingest_batches_total herald_db_pool_connections \
-  herald_db_pool_wait_seconds \
-  process_resident_memory_bytes; do
+  herald_db_pool_wait_seconds process_resident_memory_bytes; do
   grep -q "^$family" <<<"$scrape" || { echo "check-metrics: no $family in the scrape" >&2; exit 1; }
 done
 promtool check metrics <<<"$scrape"
