@@ -12,7 +12,9 @@
 //!   with an error, which aborts the whole transaction;
 //! - the notifications need their subscribers' internal ids, which the upsert returns: here they are
 //!   the ids this process last saw ([`KnownSubscribers`]), and the batch commits only if the upsert
-//!   returned exactly those.
+//!   returned exactly those. A subscriber named by its subscriberId alone needs no upsert (it would
+//!   write nothing to a subscriber that exists): it is looked up by its expected id instead, and the
+//!   batch commits only if it is live under it.
 //!
 //! Anything else (a used transactionId, a subscriber deleted or created again meanwhile, any error but a
 //! lost connection) rolls the batch back, and the full path stores it: it answers each trigger on its
@@ -110,30 +112,36 @@ pub async fn store_pipelined<'c>(
     let Some(expected) = known.expected(&subscribers).await else { return Ok(Tried::NotPipelined) };
 
     let now = triggers.iter().map(|trigger| trigger.now).max().expect("a batch is never empty");
-    let records = subscribers
-        .iter()
-        .map(|(tenant, input)| {
-            let id = expected[&(tenant.environment_id, input.subscriber_id.clone())];
-            subscriber_record(*tenant, input, id)
-        })
-        .collect();
+    // A subscriber whose triggers send a profile field is upserted; one named by its subscriberId alone
+    // is only looked up (the upsert would write nothing to it), by the id it is expected to have.
+    let (profiles, bare): (Vec<_>, Vec<_>) = subscribers.iter().partition(|(_, input)| input.sends_profile());
+    let expected_of = |(tenant, input): &&(Tenant, SubscriberInput)| {
+        let key = (tenant.environment_id, input.subscriber_id.clone());
+        let id = expected[&key];
+        (key, id)
+    };
+    let records =
+        profiles.iter().map(|subscriber| subscriber_record(subscriber.0, &subscriber.1, expected_of(subscriber).1));
+    let bare: SubscriberIds = bare.iter().map(expected_of).collect();
     let templates = templates_of(triggers, &SubscriberIds::new(), &expected);
     let recipients = recipients_of(triggers, &templates, &expected);
     let topic_fanouts = store::topic_fanouts_of(triggers, &templates)?;
 
     let transaction = PipelinedTransaction::new(conn);
     let sent = transaction.connection();
-    let (begun, claimed, upserted, inserted, queued) = futures_util::join!(
+    let (begun, claimed, upserted, found, inserted, queued) = futures_util::join!(
         PipelinedTransaction::begin(sent),
         store::claim_every_transaction_id(sent, &keys, now),
-        store::upsert_subscriber_records(sent, Value::Array(records), now),
+        store::upsert_subscriber_records(sent, Value::Array(records.collect()), now),
+        store::find_live_subscribers(sent, &bare),
         recipients.insert(sent),
         store::insert_topic_fanouts(sent, &topic_fanouts),
     );
     // The first error is the cause: the statements after it fail as the transaction is aborted.
-    let stored = (|| -> AppResult<_> { Ok((begun?, claimed?, upserted?, inserted?, queued?)) })();
+    let stored = (|| -> AppResult<_> { Ok((begun?, claimed?, upserted?, found?, inserted?, queued?)) })();
     let as_expected = match stored {
-        Ok(((), (), ids, inserted, ())) => {
+        Ok(((), (), mut ids, found, inserted, ())) => {
+            ids.extend(found);
             let as_expected = ids == expected && inserted == recipients.count();
             if !as_expected {
                 // The rows as they are now (a row this batch created keeps its id if created again).

@@ -234,6 +234,14 @@ impl SubscriberInput {
         take!(email, first_name, last_name, phone, avatar, locale, timezone, data);
         self.channels.extend(later.channels);
     }
+
+    /// Whether it sends a profile field, which its trigger writes; a subscriberId alone writes nothing
+    /// to a subscriber that exists.
+    pub(super) fn sends_profile(&self) -> bool {
+        let texts =
+            [&self.email, &self.first_name, &self.last_name, &self.phone, &self.avatar, &self.locale, &self.timezone];
+        texts.iter().any(|field| field.is_some()) || self.data.is_some()
+    }
 }
 
 #[cfg(test)]
