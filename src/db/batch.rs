@@ -87,7 +87,9 @@ pub async fn end_batch_transaction<T, E: From<diesel::result::Error>>(
 
 /// A batch transaction whose `BEGIN` travels with its statements: the caller sends [`Self::begin`] and the
 /// statements together (pipelined, polled in order in one `join`: PostgreSQL runs them in the order
-/// sent), then commits or rolls back. diesel-async's transaction manager cannot begin without waiting
+/// sent), then commits or rolls back. `begin` must be the `join`'s first future: each statement waits
+/// for its turn at the connection's statement cache, so one still being prepared is sent before the
+/// next, but a simple query such as `begin`'s takes no turn and would overtake it. diesel-async's transaction manager cannot begin without waiting
 /// for the answer, so it is not told; instead the connection counts as broken until the transaction
 /// ends, so that a connection dropped in between (a panic) is discarded by the pool, never lent out
 /// inside a transaction.

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use diesel::sql_types::{Text, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use futures_util::future::join_all;
-use herald::db::batch::{begin_batch_transaction, end_batch_transaction};
+use herald::db::batch::{begin_batch_transaction, end_batch_transaction, PipelinedTransaction};
+use herald::db::build_pool;
 use herald::error::AppError;
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -386,4 +387,41 @@ async fn a_subscriber_deleted_and_created_again_is_notified_on_its_live_row() {
     assert_eq!(batches_since(&server, &before, "pipelined").await, 1.0, "the live row's id is known now");
     assert_eq!(count(&server, &format!("{live} = 'known again'")).await, 1);
     assert_eq!(count(&server, "subscribers WHERE subscriber_id = 'ada'").await, 3);
+}
+
+#[derive(diesel::QueryableByName)]
+struct Backend {
+    #[diesel(sql_type = diesel::sql_types::Integer)]
+    pid: i32,
+}
+
+async fn backend_pid(conn: &mut AsyncPgConnection) -> i32 {
+    diesel::sql_query("SELECT pg_backend_pid() AS pid").get_result::<Backend>(conn).await.unwrap().pid
+}
+
+/// A pipelined transaction's `BEGIN` is not known to diesel-async's transaction manager: a connection
+/// given back to the pool before the transaction ended (a panic mid-batch) must be discarded, not lent
+/// out again inside the open transaction; one whose transaction ended is lent out again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_connection_left_inside_a_pipelined_transaction_is_discarded_by_the_pool() {
+    let server = TestServer::start_api_only().await;
+    let pool = build_pool(&server.database_url, 1).unwrap();
+    let mut conn = pool.get().await.unwrap();
+    let first = backend_pid(&mut conn).await;
+    let transaction = PipelinedTransaction::new(&mut conn);
+    PipelinedTransaction::begin(transaction.connection()).await.unwrap();
+    transaction.commit().await.unwrap();
+    assert_eq!(plan_cache_mode(&mut conn).await, "force_custom_plan");
+    drop(conn);
+
+    let mut conn = pool.get().await.unwrap();
+    assert_eq!(backend_pid(&mut conn).await, first, "a connection whose transaction ended is lent out again");
+    let transaction = PipelinedTransaction::new(&mut conn);
+    PipelinedTransaction::begin(transaction.connection()).await.unwrap();
+    drop(transaction);
+    drop(conn);
+
+    let mut conn = pool.get().await.unwrap();
+    assert_ne!(backend_pid(&mut conn).await, first, "the connection left inside its transaction is discarded");
+    assert_eq!(plan_cache_mode(&mut conn).await, "force_custom_plan", "and its replacement is in none");
 }
