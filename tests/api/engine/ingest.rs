@@ -418,7 +418,7 @@ async fn a_connection_left_inside_a_pipelined_transaction_is_discarded_by_the_po
     assert_eq!(backend_pid(&mut conn).await, first, "a connection whose transaction ended is lent out again");
     let transaction = PipelinedTransaction::new(&mut conn);
     PipelinedTransaction::begin(transaction.connection()).await.unwrap();
-    drop(transaction);
+    // Neither committed nor rolled back: the connection goes back to the pool inside its transaction.
     drop(conn);
 
     let mut conn = pool.get().await.unwrap();
