@@ -127,6 +127,11 @@ struct UpsertedRow {
 /// Internal ids by (environment, subscriberId or tenant identifier).
 pub type IdsByKey = HashMap<(Uuid, String), Uuid>;
 
+/// The ids of `rows`, by their key.
+fn ids_by_key(rows: Vec<UpsertedRow>) -> IdsByKey {
+    rows.into_iter().map(|row| ((row.environment_id, row.key), row.id)).collect()
+}
+
 /// Creates the subscribers that do not exist and writes the present fields of the others (`data`
 /// replaced); returns the internal id of each. `inputs` are one per (environment, subscriberId), later
 /// fields already merged over earlier ones. One statement for all of them, run again for any row a
@@ -178,7 +183,7 @@ pub async fn upsert_subscriber_records(
         return Ok(IdsByKey::new());
     }
     let rows: Vec<UpsertedRow> = SubscriberUpsert { records: &records, now }.load(&mut conn).await?;
-    Ok(rows.into_iter().map(|row| ((row.environment_id, row.key), row.id)).collect())
+    Ok(ids_by_key(rows))
 }
 
 /// The subscribers of `expected` that are live under their expected internal id, by (environment,
@@ -199,7 +204,7 @@ pub async fn find_live_subscribers(mut conn: &AsyncPgConnection, expected: &IdsB
         lookup.ids.push(*id);
     }
     let rows: Vec<UpsertedRow> = lookup.load(&mut conn).await?;
-    Ok(rows.into_iter().map(|row| ((row.environment_id, row.key), row.id)).collect())
+    Ok(ids_by_key(rows))
 }
 
 /// The statement of [`find_live_subscribers`], prepared once per connection. Each row is looked up on
@@ -333,7 +338,7 @@ pub async fn find_tenants(conn: &mut AsyncPgConnection, references: &[(Uuid, &st
     .bind::<Array<Text>, _>(identifiers)
     .load(conn)
     .await?;
-    Ok(rows.into_iter().map(|row| ((row.environment_id, row.key), row.id)).collect())
+    Ok(ids_by_key(rows))
 }
 
 /// A tenant a trigger creates or updates: its present fields are written.
@@ -379,7 +384,7 @@ pub async fn upsert_tenants(
     .bind::<Timestamptz, _>(now)
     .load(conn)
     .await?;
-    Ok(rows.into_iter().map(|row| ((row.environment_id, row.key), row.id)).collect())
+    Ok(ids_by_key(rows))
 }
 
 /// The fan-out of a trigger to its topics, queued in the transaction that stores the trigger.
