@@ -7,6 +7,8 @@
 //! added (by the default for text when no rule names it). Free-form documents (`payload`, `data`, …)
 //! belong to the client: they are bounded as a whole, by size and nesting, not key by key.
 
+use std::fmt::Write as _;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -49,7 +51,9 @@ pub fn check_bounds<T: Serialize>(message: &T) -> AppResult<()> {
         AppError::BadRequest(format!("Invalid request: an enum field holds an unknown value ({error})"))
     })?;
     let mut validator = Validator::new();
-    walk(&mut validator, &value, "", "", false);
+    // Every request of the API passes here, almost always within bounds: the walk allocates nothing
+    // for a value that passes (one path buffer, messages and previews only for a value refused).
+    walk(&mut validator, &value, &mut String::new(), "", false);
     validator.finish()
 }
 
@@ -72,44 +76,80 @@ pub fn is_secret_context(key: &str) -> bool {
 }
 
 /// Checks `value`, found at `path` under the JSON key `key` (the key of the nearest object field, so
-/// the items of a list follow their list's rule).
-fn walk(validator: &mut Validator, value: &Value, path: &str, key: &str, secret: bool) {
+/// the items of a list follow their list's rule). `path` is left as it was found.
+fn walk(validator: &mut Validator, value: &Value, path: &mut String, key: &str, secret: bool) {
     match value {
         Value::String(text) => check_text(validator, text, path, key, secret),
         Value::Array(items) => {
             let count = items.len();
-            validator.check(count <= MAX_ITEMS, path, format!("{path} must have at most {MAX_ITEMS} items"), count);
+            if count > MAX_ITEMS {
+                validator.reject(path, format!("{path} must have at most {MAX_ITEMS} items"), count);
+            }
             for (index, item) in items.iter().enumerate().take(MAX_ITEMS) {
-                walk(validator, item, &format!("{path}.{index}"), key, secret);
+                let parent = push_segment(path, "");
+                let _ = write!(path, "{index}"); // into the path itself: no string per item
+                walk(validator, item, path, key, secret);
+                path.truncate(parent);
             }
         }
         Value::Object(fields) => {
             for (name, field) in fields {
-                let field_path = if path.is_empty() { name.clone() } else { format!("{path}.{name}") };
+                let parent = push_segment(path, name);
                 let inner_secret = secret || SECRET_CONTEXTS.contains(&name.as_str());
                 if FREE_FORM.contains(&name.as_str()) {
-                    check_document(validator, field, &field_path);
+                    check_document(validator, field, path);
                 } else if STRUCTURED_DOCUMENTS.contains(&name.as_str()) {
-                    if check_document(validator, field, &field_path) {
-                        walk(validator, field, &field_path, name, inner_secret);
+                    if check_document(validator, field, path) {
+                        walk(validator, field, path, name, inner_secret);
                     }
                 } else {
-                    walk(validator, field, &field_path, name, inner_secret);
+                    walk(validator, field, path, name, inner_secret);
                 }
+                path.truncate(parent);
             }
         }
         Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
 
+/// Appends `.segment` to `path` (`segment` alone at the top) and returns the length to truncate back to.
+fn push_segment(path: &mut String, segment: &str) -> usize {
+    let parent = path.len();
+    if parent > 0 {
+        path.push('.');
+    }
+    path.push_str(segment);
+    parent
+}
+
 /// Bounds a document by encoded size and nesting; true when within both.
 fn check_document(validator: &mut Validator, document: &Value, path: &str) -> bool {
-    let bytes = serde_json::to_string(document).map_or(usize::MAX, |encoded| encoded.len());
+    let mut size = EncodedSize::default();
+    let bytes = serde_json::to_writer(&mut size, document).map_or(usize::MAX, |()| size.0);
     let small = bytes <= DOCUMENT_BYTES;
-    validator.check(small, path, format!("{path} must be at most {DOCUMENT_BYTES} bytes of JSON"), Value::Null);
+    if !small {
+        validator.reject(path, format!("{path} must be at most {DOCUMENT_BYTES} bytes of JSON"), Value::Null);
+    }
     let shallow = depth(document, DOCUMENT_DEPTH + 1) <= DOCUMENT_DEPTH;
-    validator.check(shallow, path, format!("{path} must be nested at most {DOCUMENT_DEPTH} levels deep"), Value::Null);
+    if !shallow {
+        validator.reject(path, format!("{path} must be nested at most {DOCUMENT_DEPTH} levels deep"), Value::Null);
+    }
     small && shallow
+}
+
+/// Counts the bytes written to it: a document's encoded size without encoding it into memory.
+#[derive(Default)]
+struct EncodedSize(usize);
+
+impl std::io::Write for EncodedSize {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Nesting depth of `value` (a scalar is 0, `{}` is 1), counted no further than `cap`.
@@ -177,12 +217,12 @@ fn check_text(validator: &mut Validator, text: &str, path: &str, key: &str, secr
     let rule = TextRule::of(key, secret);
     let max = rule.max_chars();
     // Counting stops past the limit: a huge value costs no more than a long one.
-    let long = text.chars().nth(max).is_some();
-    validator.check(!long, path, format!("{path} must be at most {max} characters"), preview(text));
-    if rule == TextRule::Identifier {
-        // Identifiers travel in URLs, logs and provider calls: no line breaks or other control characters.
-        let clean = !text.chars().any(char::is_control);
-        validator.check(clean, path, format!("{path} must not contain control characters"), preview(text));
+    if text.chars().nth(max).is_some() {
+        validator.reject(path, format!("{path} must be at most {max} characters"), preview(text));
+    }
+    // Identifiers travel in URLs, logs and provider calls: no line breaks or other control characters.
+    if rule == TextRule::Identifier && text.chars().any(char::is_control) {
+        validator.reject(path, format!("{path} must not contain control characters"), preview(text));
     }
 }
 

@@ -28,6 +28,12 @@ use crate::messages::Listing;
 use crate::report::{Report, Setup};
 use crate::run::Plan;
 
+/// jemalloc, as the server: the load generator shares the benchmark's two cores with Herald and
+/// PostgreSQL, and glibc's malloc and free were a third of its CPU (perf, 20,000 REST triggers:
+/// `_int_malloc`, `_int_free`, `malloc_consolidate`, `unlink_chunk`), CPU the server then lacked.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
