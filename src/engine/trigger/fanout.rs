@@ -194,21 +194,28 @@ fn add_recipients<'a>(
     recipients: &mut Recipients<'a>,
 ) {
     let environment_id = trigger.tenant.environment_id;
+    let sent = entries_as_sent(&trigger.to);
     recipients.start(template);
     for recipient in &trigger.recipients {
         let subscriber_id = subscriber_ids[&(environment_id, recipient.subscriber_id.clone())];
-        let to_recipient = recipient_as_sent(&trigger.to, &recipient.subscriber_id);
+        let to_recipient = match sent.get(recipient.subscriber_id.as_str()) {
+            Some(input) => json!(input),
+            None => json!({ "subscriberId": recipient.subscriber_id }),
+        };
         recipients.push(subscriber_id, to_recipient);
     }
 }
 
-/// The `to` entry of a recipient as the client sent it (the activity API's `to`).
-fn recipient_as_sent(to: &[Recipient], subscriber_id: &str) -> Value {
-    let sent = to.iter().rev().find_map(|recipient| match recipient {
-        Recipient::Subscriber(input) if input.subscriber_id == subscriber_id => Some(json!(input)),
-        _ => None,
-    });
-    sent.unwrap_or_else(|| json!({ "subscriberId": subscriber_id }))
+/// The `to` entry of each subscriber as the client sent it (the activity API's `to`), by
+/// subscriberId; of a subscriber sent twice, the last entry. Looked up once per recipient: a search
+/// of `to` for each was quadratic, 11% of the server's CPU for 1,000-recipient triggers (`perf`).
+fn entries_as_sent(to: &[Recipient]) -> HashMap<&str, &SubscriberInput> {
+    to.iter()
+        .filter_map(|recipient| match recipient {
+            Recipient::Subscriber(input) => Some((input.subscriber_id.as_str(), &**input)),
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]

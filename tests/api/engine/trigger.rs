@@ -159,6 +159,34 @@ async fn subscriber_objects_and_the_actor_are_upserted_and_strings_create_subscr
     assert_eq!(known["__v"], 1);
 }
 
+/// The activity API's `to` of each event is its recipient's entry as the client sent it: the object,
+/// the last of two for one subscriber, and `{subscriberId}` for a bare id.
+#[tokio::test(flavor = "multi_thread")]
+async fn each_event_shows_its_recipient_as_sent_and_the_last_entry_of_a_subscriber_sent_twice() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "live", json!([in_app_step()])).await;
+    let first_ada = json!({"subscriberId": "ada", "firstName": "One"});
+    let last_ada = json!({"subscriberId": "ada", "lastName": "Lovelace", "email": "ada@example.com"});
+    let grace = json!({"subscriberId": "grace", "firstName": "Grace"});
+    let transaction_id =
+        trigger_processed(&server, json!({"name": "live", "to": [first_ada, "bob", grace, last_ada]})).await;
+
+    let mut shown: Vec<(String, Value)> = events_of(&server, &transaction_id)
+        .await
+        .iter()
+        .map(|event| (event["subscriber"]["subscriberId"].as_str().unwrap().to_string(), event["to"].clone()))
+        .collect();
+    shown.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        shown,
+        [
+            ("ada".to_string(), json!({"subscriberId": "ada", "lastName": "Lovelace", "email": "ada@example.com"})),
+            ("bob".to_string(), json!({"subscriberId": "bob"})),
+            ("grace".to_string(), json!({"subscriberId": "grace", "firstName": "Grace"})),
+        ]
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_tenant_object_is_upserted_and_visible_to_templates() {
     let server = TestServer::start().await;
