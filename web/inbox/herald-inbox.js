@@ -242,8 +242,11 @@ class HeraldInbox extends HTMLElement {
     const notification = event.notification;
     if (!notification) return;
     if (kind === "received") {
+      // In the list's order, not the events': two workers may commit their messages, and so number
+      // their events, in the other order than the messages were created.
       if (this.view === "inbox" && !this.items.some((item) => item.id === notification.id)) {
-        this.items.unshift(notification);
+        this.items.push(notification);
+        this.items.sort(newestFirst);
         this.render();
       }
       return;
@@ -266,7 +269,7 @@ class HeraldInbox extends HTMLElement {
     else if (index >= 0) this.items.splice(index, 1);
     else if (belongs) {
       this.items.push(notification);
-      this.items.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+      this.items.sort(newestFirst);
     }
     this.render();
   }
@@ -452,6 +455,12 @@ class HeraldInbox extends HTMLElement {
     this.setStatus(message);
     this.dispatchEvent(new CustomEvent("herald-inbox:error", { detail: { message }, bubbles: true, composed: true }));
   }
+}
+
+/** The inbox's order, as the API lists it: newest first, then by id (ids grow with time). */
+function newestFirst(a, b) {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
 function element(tag, className, text) {
