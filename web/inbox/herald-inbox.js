@@ -245,8 +245,7 @@ class HeraldInbox extends HTMLElement {
       // In the list's order, not the events': two workers may commit their messages, and so number
       // their events, in the other order than the messages were created.
       if (this.view === "inbox" && !this.items.some((item) => item.id === notification.id)) {
-        this.items.push(notification);
-        this.items.sort(newestFirst);
+        this.insertInOrder(notification);
         this.render();
       }
       return;
@@ -267,11 +266,14 @@ class HeraldInbox extends HTMLElement {
     const belongs = !notification.isSnoozed && notification.isArchived === (this.view === "archived");
     if (index >= 0 && belongs) this.items[index] = notification;
     else if (index >= 0) this.items.splice(index, 1);
-    else if (belongs) {
-      this.items.push(notification);
-      this.items.sort(newestFirst);
-    }
+    else if (belongs) this.insertInOrder(notification);
     this.render();
+  }
+
+  /** Adds a notification where the API's list would show it: newest first, then by id. */
+  insertInOrder(notification) {
+    this.items.push(notification);
+    this.items.sort(newestFirst);
   }
 
   setUnread(count) {
