@@ -376,6 +376,7 @@ diesel::table! {
         attempts -> Int4,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        recipients -> Nullable<Jsonb>,
     }
 }
 

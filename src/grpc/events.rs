@@ -39,9 +39,12 @@ impl pb::events_service_server::EventsService for EventsGrpc {
         let (tenant, message) = accept(request)?;
         let transaction_id = message.transaction_id;
         let mut conn = self.state.connection().await?;
-        let count = trigger::cancel_transaction(&mut conn, &self.state.engine, tenant, &transaction_id).await?;
-        tracing::info!(%transaction_id, canceled_jobs = count, "trigger canceled");
-        Ok(Response::new(pb::CancelTriggeredEventResponse { canceled: count > 0, canceled_job_count: count as i32 }))
+        let canceled = trigger::cancel_transaction(&mut conn, &self.state.engine, tenant, &transaction_id).await?;
+        tracing::info!(%transaction_id, canceled_jobs = canceled.jobs, stopped_fanouts = canceled.fanouts, "trigger canceled");
+        Ok(Response::new(pb::CancelTriggeredEventResponse {
+            canceled: canceled.jobs + canceled.fanouts > 0,
+            canceled_job_count: canceled.jobs as i32,
+        }))
     }
 }
 

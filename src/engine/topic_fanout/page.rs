@@ -1,5 +1,5 @@
 //! Pages of a fan-out. The members of the next page are read by keyset (subscriber id order, across
-//! the trigger's topics); each page is then expanded in one transaction of its own: the members'
+//! the trigger's topics, or of its direct recipients); each page is then expanded in one transaction of its own: the members'
 //! notifications unless the trigger already has one for them, the new notifications' jobs, their first
 //! steps run there when they run in the database (in-app, delay: stored finished, one row version each
 //! instead of a queued job a worker claims and updates), and last the fan-out's lease checked and
@@ -9,7 +9,6 @@ use chrono::{DateTime, TimeDelta, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, Int8, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
-use serde_json::json;
 use uuid::Uuid;
 
 use super::Expansion;
@@ -58,12 +57,29 @@ FROM (
 CROSS JOIN LATERAL (SELECT * FROM subscribers WHERE subscribers.id = m.subscriber_id LIMIT 1) s
 ORDER BY m.subscriber_id";
 
-/// The members of the page after `after` (at most [`PAGE_SIZE`]; fewer on the last page).
+// The subscribers of the given ids, in id order, each looked up by its key (as a topic's members are).
+const RECIPIENTS: &str = "
+SELECT s.*
+FROM unnest($1::uuid[]) AS m(id)
+CROSS JOIN LATERAL (SELECT * FROM subscribers WHERE subscribers.id = m.id LIMIT 1) s
+ORDER BY m.id";
+
+/// The members of the page after `after` (at most [`PAGE_SIZE`]; fewer on the last page): the topics'
+/// members, or the trigger's direct recipients.
 pub async fn next_members(
     conn: &mut AsyncPgConnection,
     expansion: &Expansion,
     after: Option<Uuid>,
 ) -> AppResult<Vec<Subscriber>> {
+    if let Some(recipients) = &expansion.recipients {
+        let ids: Vec<Uuid> = recipients
+            .iter()
+            .map(|recipient| recipient.id)
+            .filter(|id| after.is_none_or(|after| *id > after))
+            .take(PAGE_SIZE as usize)
+            .collect();
+        return Ok(diesel::sql_query(RECIPIENTS).bind::<Array<SqlUuid>, _>(&ids).load(conn).await?);
+    }
     Ok(diesel::sql_query(NEXT_MEMBERS)
         .bind::<Array<SqlUuid>, _>(&expansion.topic_ids)
         .bind::<SqlUuid, _>(after.unwrap_or(Uuid::nil()))
@@ -77,6 +93,7 @@ pub async fn next_members(
 /// `committed`: a point every page before it has committed at (see `topic_fanout::run_one`).
 pub async fn expand_page(
     shared: &WorkerShared,
+    owner: &str,
     expansion: &Expansion,
     members: Vec<Subscriber>,
     committed: Option<Uuid>,
@@ -92,7 +109,7 @@ pub async fn expand_page(
         let mut recipients = Recipients::with_capacity(reached.len());
         recipients.start(template);
         for member in &reached {
-            recipients.push(member.id, json!({ "subscriberId": member.subscriber_id }));
+            recipients.push(member.id, expansion.to_recipient(member));
         }
         let (inserted, held) = recipients.insert_holding_first_steps(conn).await?;
         let ran = held.len();
@@ -103,7 +120,7 @@ pub async fn expand_page(
         };
         let first_steps = held.into_iter().map(|job| Claimed { job, previous_status: JobStatus::Queued }).collect();
         let written = run_in_database(conn, shared, first_steps, known, JobsAre::New, now).await?;
-        move_cursor(conn, expansion.id, &shared.owner, committed, now, lease).await?;
+        move_cursor(conn, expansion.id, owner, committed, now, lease).await?;
         Ok(Expanded { inserted, ran, written })
     }
     .await;
@@ -132,7 +149,9 @@ async fn move_cursor(
         .execute(conn)
         .await?;
     if held == 0 {
-        return Err(AppError::internal("a topic fan-out's lease expired and another worker took it over"));
+        return Err(AppError::internal(
+            "a topic fan-out's lease expired and another worker took it over, or its trigger was canceled",
+        ));
     }
     Ok(())
 }

@@ -172,38 +172,45 @@ pub fn templates_of(
         .collect()
 }
 
-/// The direct recipients of stored triggers, each after its trigger's template (`templates`, in the
-/// triggers' order).
+/// The direct recipients of stored triggers that their batch stores (not those fanned out), each after
+/// its trigger's template (`templates`, in the triggers' order).
 pub fn recipients_of<'a>(
     stored: &[&'a PreparedTrigger],
     templates: &'a [EventTemplate],
     subscriber_ids: &SubscriberIds,
 ) -> Recipients<'a> {
-    let mut recipients = Recipients::with_capacity(stored.iter().map(|trigger| trigger.recipients.len()).sum());
-    for (trigger, template) in stored.iter().zip(templates) {
-        add_recipients(trigger, template, subscriber_ids, &mut recipients);
+    let stored_here = || stored.iter().zip(templates).filter(|(trigger, _)| !trigger.fans_out_recipients());
+    let mut recipients = Recipients::with_capacity(stored_here().map(|(trigger, _)| trigger.recipients.len()).sum());
+    for (trigger, template) in stored_here() {
+        recipients.start(template);
+        for (subscriber_id, to_recipient) in recipient_entries(trigger, subscriber_ids) {
+            recipients.push(subscriber_id, to_recipient);
+        }
     }
     recipients
 }
 
-/// Adds `trigger`'s direct recipients, after its template, to `recipients`.
-fn add_recipients<'a>(
+/// The recipients of a trigger fanned out (see [`super::MOST_RECIPIENTS_STORED_AT_INGEST`]), as its
+/// fan-out row keeps them: `[{"id": internal subscriber id, "to": the entry as sent}]`.
+pub fn fanned_out_recipients(trigger: &PreparedTrigger, subscriber_ids: &SubscriberIds) -> Value {
+    recipient_entries(trigger, subscriber_ids).map(|(id, to)| json!({ "id": id, "to": to })).collect()
+}
+
+/// Each direct recipient of `trigger`: its subscriber's internal id and its `to` entry as sent.
+fn recipient_entries<'a>(
     trigger: &'a PreparedTrigger,
-    template: &'a EventTemplate,
-    subscriber_ids: &SubscriberIds,
-    recipients: &mut Recipients<'a>,
-) {
+    subscriber_ids: &'a SubscriberIds,
+) -> impl Iterator<Item = (Uuid, Value)> + 'a {
     let environment_id = trigger.tenant.environment_id;
     let sent = entries_as_sent(&trigger.to);
-    recipients.start(template);
-    for recipient in &trigger.recipients {
+    trigger.recipients.iter().map(move |recipient| {
         let subscriber_id = subscriber_ids[&(environment_id, recipient.subscriber_id.clone())];
         let to_recipient = match sent.get(recipient.subscriber_id.as_str()) {
             Some(input) => json!(input),
             None => json!({ "subscriberId": recipient.subscriber_id }),
         };
-        recipients.push(subscriber_id, to_recipient);
-    }
+        (subscriber_id, to_recipient)
+    })
 }
 
 /// The `to` entry of each subscriber as the client sent it (the activity API's `to`), by

@@ -459,7 +459,7 @@ async fn store_fanout(
     if recipients.insert(conn).await? != recipients.count() {
         return Err(AppError::internal("a notification of a newly claimed transactionId already existed"));
     }
-    store::insert_topic_fanouts(conn, &store::topic_fanouts_of(stored, &templates)?).await
+    store::insert_topic_fanouts(conn, &store::topic_fanouts_of(stored, &templates, &subscriber_ids)?).await
 }
 
 /// The tenant objects of the batch, one per (environment, identifier), later fields over earlier ones.

@@ -125,7 +125,7 @@ pub async fn store_pipelined<'c>(
     let bare: SubscriberIds = bare.iter().map(expected_of).collect();
     let templates = templates_of(triggers, &SubscriberIds::new(), &expected);
     let recipients = recipients_of(triggers, &templates, &expected);
-    let topic_fanouts = store::topic_fanouts_of(triggers, &templates)?;
+    let topic_fanouts = store::topic_fanouts_of(triggers, &templates, &expected)?;
 
     let transaction = PipelinedTransaction::new(conn);
     let sent = transaction.connection();

@@ -14,7 +14,7 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::fanout::EventTemplate;
+use super::fanout::{self, EventTemplate, SubscriberIds};
 use super::request::SubscriberInput;
 use super::PreparedTrigger;
 use crate::db::schema::{topic_fanouts, trigger_transactions, workflows};
@@ -387,7 +387,8 @@ pub async fn upsert_tenants(
     Ok(ids_by_key(rows))
 }
 
-/// The fan-out of a trigger to its topics, queued in the transaction that stores the trigger.
+/// The fan-out of a trigger to its topics, or to its direct recipients when they are too many for its
+/// batch, queued in the transaction that stores the trigger.
 #[derive(Debug, Clone, Insertable)]
 #[diesel(table_name = topic_fanouts)]
 pub struct NewTopicFanout {
@@ -403,37 +404,87 @@ pub struct NewTopicFanout {
     pub run_at: DateTime<Utc>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    pub recipients: Option<Value>,
 }
 
 impl NewTopicFanout {
     /// The fan-out of `template`'s trigger to `topic_keys`, due at once.
-    pub fn of(template: &EventTemplate, topic_keys: &[String], exclude: &[String]) -> AppResult<Self> {
+    fn to_topics(template: &EventTemplate, topic_keys: &[String], exclude: &[String]) -> AppResult<Self> {
+        Self::of(template, topic_keys.to_vec(), exclude.to_vec(), None)
+    }
+
+    /// The fan-out of `template`'s trigger to its direct recipients, as
+    /// [`fanout::fanned_out_recipients`] lists them, due at once.
+    fn to_recipients(template: &EventTemplate, recipients: Value) -> AppResult<Self> {
+        Self::of(template, Vec::new(), Vec::new(), Some(recipients))
+    }
+
+    fn of(
+        template: &EventTemplate,
+        topic_keys: Vec<String>,
+        exclude: Vec<String>,
+        recipients: Option<Value>,
+    ) -> AppResult<Self> {
         let accepted_at = template.accepted_at;
         Ok(Self {
             id: Uuid::now_v7(),
             environment_id: template.environment_id,
             organization_id: template.organization_id,
             transaction_id: template.transaction_id.clone(),
-            topic_keys: topic_keys.to_vec(),
-            exclude: exclude.to_vec(),
+            topic_keys,
+            exclude,
             template: serde_json::to_value(template).map_err(AppError::internal)?,
             accepted_at,
             status: "queued".into(),
             run_at: accepted_at,
             created_at: accepted_at,
             updated_at: accepted_at,
+            recipients,
         })
     }
 }
 
-/// The fan-outs of the stored triggers that name topics; `templates` are theirs, in their order.
-pub fn topic_fanouts_of(stored: &[&PreparedTrigger], templates: &[EventTemplate]) -> AppResult<Vec<NewTopicFanout>> {
-    stored
-        .iter()
-        .zip(templates)
-        .filter(|(trigger, _)| !trigger.topic_keys.is_empty())
-        .map(|(trigger, template)| NewTopicFanout::of(template, &trigger.topic_keys, &trigger.exclude))
-        .collect()
+/// The fan-outs of the stored triggers: of each that names topics, to its topics; of each with more
+/// direct recipients than its batch stores, to them. `templates` are the triggers', in their order;
+/// `subscriber_ids` has every recipient's internal id.
+pub fn topic_fanouts_of(
+    stored: &[&PreparedTrigger],
+    templates: &[EventTemplate],
+    subscriber_ids: &SubscriberIds,
+) -> AppResult<Vec<NewTopicFanout>> {
+    let mut fanouts = Vec::new();
+    for (trigger, template) in stored.iter().zip(templates) {
+        if !trigger.topic_keys.is_empty() {
+            fanouts.push(NewTopicFanout::to_topics(template, &trigger.topic_keys, &trigger.exclude)?);
+        }
+        if trigger.fans_out_recipients() {
+            let recipients = fanout::fanned_out_recipients(trigger, subscriber_ids);
+            fanouts.push(NewTopicFanout::to_recipients(template, recipients)?);
+        }
+    }
+    Ok(fanouts)
+}
+
+/// Completes the fan-outs of a transaction that are queued or running, whatever pages they have left (a
+/// cancel request); returns how many. A page in flight then fails to move the fan-out's cursor and rolls
+/// back.
+pub async fn stop_fanouts(
+    conn: &mut AsyncPgConnection,
+    environment_id: Uuid,
+    transaction_id: &str,
+    now: DateTime<Utc>,
+) -> AppResult<usize> {
+    Ok(diesel::update(topic_fanouts::table)
+        .filter(topic_fanouts::environment_id.eq(environment_id))
+        .filter(topic_fanouts::transaction_id.eq(transaction_id))
+        .filter(topic_fanouts::status.eq_any(["queued", "running"]))
+        .set((
+            topic_fanouts::status.eq("completed"),
+            topic_fanouts::lease_owner.eq(None::<String>),
+            topic_fanouts::updated_at.eq(now),
+        ))
+        .execute(conn)
+        .await?)
 }
 
 /// Queues the topic fan-outs of a batch.

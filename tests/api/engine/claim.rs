@@ -27,8 +27,9 @@ async fn a_claim_reads_its_batch_and_not_a_backlog_the_statistics_have_not_seen(
     let mut conn = AsyncPgConnection::establish(&server.database_url).await.unwrap();
     // Statistics taken while the queue was empty: they expect next to no due job.
     conn.batch_execute("ANALYZE jobs").await.unwrap();
-    for batch in 0..2 {
-        let to: Vec<String> = (0..1_000).map(|n| format!("member-{batch}-{n}")).collect();
+    // Triggers of 100 recipients: their batches store their jobs (a wider one is fanned out).
+    for batch in 0..20 {
+        let to: Vec<String> = (0..100).map(|n| format!("member-{batch}-{n}")).collect();
         trigger_processed(&server, json!({"name": "live", "to": to})).await;
     }
     assert_eq!(count(&server, "jobs WHERE status = 'queued'").await, 2_000);
@@ -56,7 +57,10 @@ async fn a_claim_at_the_backlog_size_leases_no_more_provider_calls_than_a_batch(
     let chatters: Vec<Value> = (0..150)
         .map(|n| chat_recipient(&format!("chatter-{n}"), &format!("http://{}/chat/{n}", receiver.addr)))
         .collect();
-    trigger_processed(&server, json!({"name": "chat", "to": chatters})).await;
+    // In two triggers, so that their batches store their jobs (a trigger to more than 100 is fanned out).
+    for half in chatters.chunks(75) {
+        trigger_processed(&server, json!({"name": "chat", "to": half})).await;
+    }
 
     // One loop, batches of 50, backlog batches of 200 (tests/api/support.rs): it claims 50 in-app jobs,
     // then (its batch full of them) 200: the other 50 in-app jobs and 150 chat jobs, of which it leases

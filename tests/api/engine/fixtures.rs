@@ -93,13 +93,22 @@ pub async fn trigger_processed(server: &TestServer, body: Value) -> String {
     response["transactionId"].as_str().unwrap().to_string()
 }
 
-/// Waits until no job of the environment is left to run (pending, queued, running or delayed); past
-/// 30 s, fails naming each open job's type, status, attempts, lease holder and error.
+/// Waits until no fan-out of the environment is left to expand and no job left to run (pending, queued,
+/// running or delayed); past 30 s, fails naming each open job's type, status, attempts, lease holder and
+/// error.
 pub async fn wait_until_settled(server: &TestServer) {
-    use herald::db::schema::jobs;
+    use herald::db::schema::{jobs, topic_fanouts};
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     loop {
         let mut conn = server.pool.get().await.unwrap();
+        // Fan-outs first: one completed has committed every page, and with them their jobs.
+        let fanning_out: i64 = topic_fanouts::table
+            .filter(topic_fanouts::environment_id.eq(server.environment_id))
+            .filter(topic_fanouts::status.ne("completed"))
+            .count()
+            .get_result(&mut conn)
+            .await
+            .unwrap();
         let open: i64 = jobs::table
             .filter(jobs::environment_id.eq(server.environment_id))
             .filter(jobs::status.eq_any(["pending", "queued", "running", "delayed"]))
@@ -107,7 +116,7 @@ pub async fn wait_until_settled(server: &TestServer) {
             .get_result(&mut conn)
             .await
             .unwrap();
-        if open == 0 {
+        if open == 0 && fanning_out == 0 {
             return;
         }
         if tokio::time::Instant::now() >= deadline {

@@ -246,11 +246,69 @@ async fn a_thousand_recipients_get_a_notification_and_a_message_each() {
         (0..1000).map(|i| json!({"subscriberId": format!("member-{i}"), "firstName": format!("M{i}")})).collect();
     let transaction_id =
         trigger_processed(&server, json!({"name": "broadcast", "to": to, "payload": {"orderId": "all"}})).await;
-    assert_eq!(count(&server, "notifications").await, 1000);
-    assert_eq!(count(&server, "jobs").await, 1000, "an in-app job each (trigger jobs are not stored)");
+    // Acknowledged once its subscribers and its fan-out, holding its recipients, were stored.
+    assert_eq!(count(&server, "subscribers WHERE first_name LIKE 'M%'").await, 1000);
+    assert_eq!(count(&server, "topic_fanouts WHERE jsonb_array_length(recipients) = 1000").await, 1);
     wait_until_settled(&server).await;
+    assert_eq!(count(&server, "notifications").await, 1000);
     assert_eq!(count(&server, &format!("messages WHERE transaction_id = '{transaction_id}'")).await, 1000);
     assert_eq!(count(&server, "messages WHERE content = '\"Hi M999, order all shipped\"'").await, 1);
+}
+
+/// `n` subscriberIds `prefix-0` … as a trigger's `to`.
+fn subscriber_ids(prefix: &str, n: usize) -> Vec<Value> {
+    (0..n).map(|i| json!(format!("{prefix}-{i}"))).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_trigger_to_more_than_a_hundred_is_fanned_out_each_recipient_with_its_entry_as_sent() {
+    // No worker yet: what each trigger's batch stored stays as it is.
+    let server = TestServer::start_api_only().await;
+    create_workflow(&server, "live", json!([in_app_step()])).await;
+    let stored = trigger_processed(&server, json!({"name": "live", "to": subscriber_ids("kept", 100)})).await;
+    assert_eq!(count(&server, &format!("notifications WHERE transaction_id = '{stored}'")).await, 100);
+    assert_eq!(count(&server, "topic_fanouts").await, 0, "100 recipients are stored by the trigger's batch");
+
+    // 101 subscribers, one of them sent twice: the last entry is its `to`, as when stored at once.
+    let mut to = subscriber_ids("wide", 101);
+    to.push(json!({"subscriberId": "wide-0", "firstName": "Again"}));
+    let wide = trigger_processed(&server, json!({"name": "live", "to": to})).await;
+    assert_eq!(count(&server, &format!("notifications WHERE transaction_id = '{wide}'")).await, 0);
+    assert_eq!(
+        count(&server, &format!("topic_fanouts WHERE transaction_id = '{wide}' AND status = 'queued'")).await,
+        1
+    );
+    assert_eq!(count(&server, "subscribers WHERE subscriber_id = 'wide-0' AND first_name = 'Again'").await, 1);
+
+    let _worker = server.start_worker_process().await;
+    wait_until_settled(&server).await;
+    assert_eq!(count(&server, &format!("notifications WHERE transaction_id = '{wide}'")).await, 101);
+    assert_eq!(count(&server, &format!("messages WHERE transaction_id = '{wide}'")).await, 101);
+    let to_of = |subscriber_id: &str, entry: Value| {
+        format!(
+            "notifications n JOIN subscribers s ON s.id = n.subscriber_id
+             WHERE n.transaction_id = '{wide}' AND s.subscriber_id = '{subscriber_id}' AND n.to_recipient = '{entry}'"
+        )
+    };
+    assert_eq!(count(&server, &to_of("wide-0", json!({"subscriberId": "wide-0", "firstName": "Again"}))).await, 1);
+    assert_eq!(count(&server, &to_of("wide-100", json!({"subscriberId": "wide-100"}))).await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fanned_out_trigger_canceled_before_its_fan_out_reaches_no_one() {
+    let server = TestServer::start_api_only().await;
+    create_workflow(&server, "live", json!([in_app_step()])).await;
+    let canceled = trigger_processed(&server, json!({"name": "live", "to": subscriber_ids("first", 101)})).await;
+    let response = server.request(Method::DELETE, &format!("/v1/events/trigger/{canceled}")).send().await.unwrap();
+    assert_eq!(response.headers()["herald-canceled-job-count"], "0", "no job existed yet");
+    assert_eq!(read_json(response).await, (200, json!({"data": true})), "its fan-out was stopped");
+
+    // A later fan-out is claimed after the canceled one would have been (fan-outs are claimed in order).
+    let later = trigger_processed(&server, json!({"name": "live", "to": subscriber_ids("later", 101)})).await;
+    let _worker = server.start_worker_process().await;
+    wait_until_settled(&server).await;
+    assert_eq!(count(&server, &format!("messages WHERE transaction_id = '{later}'")).await, 101);
+    assert_eq!(count(&server, &format!("notifications WHERE transaction_id = '{canceled}'")).await, 0);
 }
 
 #[tokio::test(flavor = "multi_thread")]

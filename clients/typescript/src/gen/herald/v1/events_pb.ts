@@ -551,7 +551,7 @@ export const CancelTriggeredEventRequestSchema: GenMessage<CancelTriggeredEventR
  */
 export type CancelTriggeredEventResponse = Message<"herald.v1.CancelTriggeredEventResponse"> & {
   /**
-   * Whether any pending job was canceled.
+   * Whether any pending job was canceled, or a fan-out stopped before reaching every recipient.
    *
    * @generated from field: bool canceled = 1;
    */

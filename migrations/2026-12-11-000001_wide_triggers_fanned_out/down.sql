@@ -1,0 +1,1 @@
+ALTER TABLE topic_fanouts DROP COLUMN recipients;
