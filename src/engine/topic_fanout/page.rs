@@ -1,9 +1,9 @@
 //! Pages of a fan-out. The members of the next page are read by keyset (subscriber id order, across
-//! the trigger's topics, or of its direct recipients); each page is then expanded in one transaction of its own: the members'
-//! notifications unless the trigger already has one for them, the new notifications' jobs, their first
-//! steps run there when they run in the database (in-app, delay: stored finished, one row version each
-//! instead of a queued job a worker claims and updates), and last the fan-out's lease checked and
-//! extended and its cursor moved.
+//! the trigger's topics, or of its direct recipients); each page is then expanded in one transaction of
+//! its own: the members' notifications unless the trigger already has one for them, the new
+//! notifications' jobs, their first steps run there when they run in the database (in-app, delay:
+//! stored finished, one row version each instead of a queued job a worker claims and updates), and last
+//! the fan-out's lease checked and extended and its cursor moved.
 
 use chrono::{DateTime, TimeDelta, Utc};
 use diesel::prelude::*;
