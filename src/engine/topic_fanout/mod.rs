@@ -2,7 +2,7 @@
 //! the event's [`EventTemplate`]) in the transaction that stores the trigger, so its latency does not
 //! depend on topic size. A trigger naming more subscribers directly than its batch stores
 //! ([`MOST_RECIPIENTS_STORED_AT_INGEST`](crate::engine::trigger::MOST_RECIPIENTS_STORED_AT_INGEST))
-//! stores one too, with its recipients in place of topics: at most 1,000, one page. Loops in every
+//! stores one too, with its recipients in place of topics, read in pages of 250. Loops in every
 //! worker process claim due fan-outs like jobs (`FOR UPDATE SKIP LOCKED`, a lease in `run_at`, taken
 //! over when it expires) and expand one page of members per transaction ([`page`]), up to four pages at
 //! a time: a page's notifications, its jobs, its first steps that run in the database (in-app, delay:
@@ -34,7 +34,6 @@ use uuid::Uuid;
 
 use super::runtime::WorkerShared;
 use super::trigger::fanout::EventTemplate;
-use super::trigger::request::MAX_RECIPIENTS;
 use super::wake::Due;
 use crate::db::schema::{subscribers, topic_fanouts, topics};
 use crate::domain::subscribers::Subscriber;
@@ -61,8 +60,6 @@ struct Claimed {
     recipients: Option<Value>,
 }
 
-const _: () = assert!(MAX_RECIPIENTS as i64 <= page::PAGE_SIZE, "a trigger's direct recipients fit in one page");
-
 /// A direct recipient of a fanned-out trigger, as its fan-out row keeps it.
 #[derive(Debug, Deserialize)]
 struct FannedOutRecipient {
@@ -85,6 +82,17 @@ struct Expansion {
 }
 
 impl Expansion {
+    /// Whether the page just read, `read` members up to `last`, was the last one. A direct recipient
+    /// is always read (the trigger's batch stored its subscriber; a deletion only marks the row), so
+    /// the recipients are read when the last of them was.
+    fn read_all(&self, read: usize, last: Option<Uuid>) -> bool {
+        match (&self.recipients, last) {
+            (Some(recipients), Some(last)) => recipients.last().is_none_or(|final_one| final_one.id <= last),
+            (Some(_), None) => true,
+            (None, _) => (read as i64) < page::PAGE_SIZE,
+        }
+    }
+
     /// `member`'s notification's `to`: its entry as sent, or its subscriberId for a topic's member.
     fn to_recipient(&self, member: &Subscriber) -> Value {
         let sent = self.recipients.as_deref().and_then(|recipients| {
@@ -96,10 +104,10 @@ impl Expansion {
 }
 
 /// Fan-outs one process expands at once, each by a loop of its own with a lease owner name of its own.
-/// A fan-out to direct recipients is a single page: with one loop, 1,000-recipient triggers sent back
-/// to back were expanded one after the other, 6,713 messages a second against 8,604 when their jobs
-/// were stored by their batches and claimed by the four worker loops; with four, 9,006–12,440 against
-/// 9,205–9,402 (docs/performance.md).
+/// A fan-out to direct recipients is a few small pages: with one loop, 1,000-recipient triggers sent
+/// back to back were expanded one after the other, 6,713 messages a second against 8,604 when their
+/// jobs were stored by their batches and claimed by the four worker loops; with four loops, as fast as
+/// those (docs/performance.md).
 const FANOUTS_AT_ONCE: usize = 4;
 
 /// Claims and expands due fan-outs until `stop` turns true, [`FANOUTS_AT_ONCE`] at a time and at most
@@ -190,9 +198,9 @@ async fn run_one(expander: &Expander<'_>, stop: &watch::Receiver<bool>) -> AppRe
         if let Some(permit) = permit {
             match page::next_members(&mut conn, &expansion, read_after).await {
                 Ok(members) => {
-                    // Direct recipients are one page: a trigger names at most a page of them.
-                    read_all = (members.len() as i64) < page::PAGE_SIZE || expansion.recipients.is_some();
-                    if let Some(last) = members.last().map(|member| member.id) {
+                    let last = members.last().map(|member| member.id);
+                    read_all = expansion.read_all(members.len(), last);
+                    if let Some(last) = last {
                         let committed = starts.front().copied().unwrap_or(read_after);
                         starts.push_back(read_after);
                         read_after = Some(last);
