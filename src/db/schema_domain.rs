@@ -359,7 +359,9 @@ diesel::table! {
 }
 
 diesel::table! {
-    /// The durable fan-out of triggers to topics (see `engine::topic_fanout`).
+    /// The durable fan-out of triggers to topics, and of triggers to more than 100 subscribers named
+    /// directly (see `engine::fanouts`). The table keeps its first name: renamed, it would fail the
+    /// processes of the release before during a rolling upgrade.
     topic_fanouts (id) {
         id -> Uuid,
         environment_id -> Uuid,

@@ -7,8 +7,8 @@
 //! PostgreSQL serialises the commits of notifying transactions (queue order must equal commit order),
 //! including their WAL flush, which capped triggers at one commit per disk flush (measured: about 200/s).
 //!
-//! Two kinds of work wake different loops: due jobs the batch loops, stored topic fan-outs the fan-out
-//! loop. Waking the fan-out loop for every trigger made it plan and run its claim in vain about once
+//! Two kinds of work wake different loops: due jobs the batch loops, stored fan-outs the fan-out
+//! claimer. Waking the fan-out loop for every trigger made it plan and run its claim in vain about once
 //! per 13 triggers of a run with no topic at all (1,528 claims, ~190 µs of planning each, in a
 //! 20,000-trigger run; pg_stat_statements).
 

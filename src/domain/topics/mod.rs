@@ -1,5 +1,5 @@
 //! Topics: named groups of subscribers, addressed by the client's `key`. A trigger naming a topic
-//! reaches its members through the engine's fan-out (`engine::topic_fanout`); this module keeps the
+//! reaches its members through the engine's fan-out (`engine::fanouts`); this module keeps the
 //! topics and their membership.
 
 mod members;

@@ -41,7 +41,7 @@ pub const MAX_BULK_TRIGGERS: usize = 100;
 /// Most direct recipients whose notifications and jobs a trigger's batch stores itself. A trigger naming
 /// more is fanned out like a trigger to topics: its batch stores one fan-out row with its recipients,
 /// and a worker stores their rows and runs their first in-app or delay steps in one page transaction
-/// ([`crate::engine::topic_fanout`]). Its acknowledgment no longer waits for a thousand rows (a
+/// ([`crate::engine::fanouts`]). Its acknowledgment no longer waits for a thousand rows (a
 /// 1,000-recipient trigger: 21 ms of one statement, which every trigger of its batch waited for), and
 /// its notifications appear a moment after it, as a topic trigger's do. A batch of one-recipient
 /// triggers holds about as many rows as this at full load, so a trigger at the limit no more than

@@ -487,7 +487,7 @@ pub async fn stop_fanouts(
         .await?)
 }
 
-/// Queues the topic fan-outs of a batch.
+/// Queues the fan-outs of a batch (to topics, or to a wide trigger's recipients).
 pub async fn insert_topic_fanouts(mut conn: &AsyncPgConnection, fanouts: &[NewTopicFanout]) -> AppResult<()> {
     if !fanouts.is_empty() {
         diesel::insert_into(topic_fanouts::table).values(fanouts).execute(&mut conn).await?;

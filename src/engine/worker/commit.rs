@@ -77,7 +77,7 @@ pub enum JobsAre {
     /// Rows this transaction holds (claimed and locked, or leased): their outcomes update them.
     Claimed,
     /// Not stored yet: run in the transaction that creates them (the first steps of a topic page,
-    /// `engine::topic_fanout`), they are inserted as their outcomes leave them, one row version each
+    /// `engine::fanouts`), they are inserted as their outcomes leave them, one row version each
     /// instead of a queued one and its update.
     New,
 }

@@ -25,7 +25,7 @@ pub use commit::{JobsAre, Written};
 use super::steps::context::{BatchContext, Known};
 use super::steps::{run_job, CallStarts, Outcome, StepInput};
 use super::wake::Due;
-use super::{retention, topic_fanout, unsnooze};
+use super::{fanouts, retention, unsnooze};
 
 use crate::db::batch::plan_generically;
 use crate::engine::jobs::Job;
@@ -45,7 +45,7 @@ pub async fn run_workers(shared: Arc<WorkerShared>, stop: watch::Receiver<bool>)
         .map(|_| tokio::spawn(batch_loop(shared.clone(), wake.clone(), stop.clone())))
         .collect();
     let fanouts_wake = shared.engine.wakeup.local(Due::Fanouts);
-    loops.push(tokio::spawn(topic_fanout::run_fanouts(shared.clone(), fanouts_wake, stop.clone())));
+    loops.push(tokio::spawn(fanouts::run_fanouts(shared.clone(), fanouts_wake, stop.clone())));
     loops.push(tokio::spawn(unsnooze::unsnooze_periodically(shared.clone(), stop.clone())));
     for handle in loops {
         let _ = handle.await;

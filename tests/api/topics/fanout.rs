@@ -270,6 +270,31 @@ async fn a_fan_out_whose_claim_lost_its_answer_resumes_without_waiting_for_the_l
     assert_eq!(recipients_of(&server, "lost-fanout").await, once(&["l1", "l2"]));
 }
 
+/// A fan-out whose expansion fails (here its members' read loses its answer) is given back at once and
+/// resumes from its last page, instead of waiting out its 30 s lease; each member is reached once.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fan_out_whose_expansion_failed_resumes_without_waiting_for_the_lease() {
+    let database_url = crate::support::fresh_schema_url().await;
+    let cut = crate::support::AnswerCut::start(&database_url).await;
+    let server = TestServer::start_on(cut.url_through(&database_url)).await;
+    create_workflow(&server, "news", json!([in_app_step()])).await;
+    add(&server, "failing", &["failing-1", "failing-2"]).await;
+    // The read of the topic's members, answered with this topic's members.
+    cut.arm("FROM topic_subscribers ts", "failing-1");
+
+    let body =
+        json!({"name": "news", "to": {"type": "Topic", "topicKey": "failing"}, "transactionId": "failing-fanout"});
+    trigger_processed(&server, body).await;
+    let started = tokio::time::Instant::now();
+    while count(&server, "topic_fanouts WHERE status <> 'completed'").await > 0 {
+        assert!(started.elapsed() < Duration::from_secs(10), "the fan-out waited for its lease");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(cut.cuts(), 1, "the read of the fan-out's members lost its answer");
+    wait_until_settled(&server).await;
+    assert_eq!(recipients_of(&server, "failing-fanout").await, once(&["failing-1", "failing-2"]));
+}
+
 /// A fan-out runs the in-app step of each member's notification in the page's own transaction and
 /// stores its job finished: no worker claims it, and no job row is written twice. Its pages run
 /// several at a time, and each member still gets exactly one message, with the step's details.

@@ -2,11 +2,12 @@
 //! the event's [`EventTemplate`]) in the transaction that stores the trigger, so its latency does not
 //! depend on topic size. A trigger naming more subscribers directly than its batch stores
 //! ([`MOST_RECIPIENTS_STORED_AT_INGEST`](crate::engine::trigger::MOST_RECIPIENTS_STORED_AT_INGEST))
-//! stores one too, with its recipients in place of topics, read in pages of 250. Loops in every
-//! worker process claim due fan-outs like jobs (`FOR UPDATE SKIP LOCKED`, a lease in `run_at`, taken
-//! over when it expires) and expand one page of members per transaction ([`page`]), up to four pages at
-//! a time: a page's notifications, its jobs, its first steps that run in the database (in-app, delay:
-//! run there, as a worker would, and stored finished) and the lease's extension commit together.
+//! stores one too, with its recipients in place of topics, read in pages of 250. Every worker process
+//! claims due fan-outs like jobs (`FOR UPDATE SKIP LOCKED`, a lease in `run_at`, taken over when it
+//! expires) and expands up to four at once, one page of members per transaction ([`page`]) and up to
+//! four pages at a time: a page's notifications, its jobs, its first steps that run in the database
+//! (in-app, delay: run there, as a worker would, and stored finished) and the lease's extension commit
+//! together.
 //!
 //! Exactly once per subscriber: the unique index on notifications (environment, transactionId,
 //! subscriber) turns a member reached through two topics, one also named directly, or one re-expanded
@@ -18,8 +19,9 @@
 
 mod page;
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
+use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use diesel::prelude::*;
@@ -30,6 +32,8 @@ use futures_util::StreamExt;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::{watch, Notify, Semaphore};
+use tokio::task::{self, JoinSet};
+use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::runtime::WorkerShared;
@@ -103,97 +107,133 @@ impl Expansion {
     }
 }
 
-/// Fan-outs one process expands at once, each by a loop of its own with a lease owner name of its own.
-/// A fan-out to direct recipients is a few small pages: with one loop, 1,000-recipient triggers sent
-/// back to back were expanded one after the other, 6,713 messages a second against 8,604 when their
-/// jobs were stored by their batches and claimed by the four worker loops; with four loops, as fast as
-/// those (docs/performance.md).
+/// Fan-outs one process expands at once, each in a task of its own. A fan-out to direct recipients is
+/// a few small pages: expanded one at a time, 1,000-recipient triggers sent back to back were delivered
+/// at 6,713 messages a second against 8,604 when their jobs were stored by their batches and claimed by
+/// the four worker loops; four at a time, as fast as those (docs/performance.md).
 const FANOUTS_AT_ONCE: usize = 4;
 
-/// Claims and expands due fan-outs until `stop` turns true, [`FANOUTS_AT_ONCE`] at a time and at most
-/// [`PAGES_IN_FLIGHT`] pages in flight in all; sleeps like the job loops when idle.
-pub async fn run_fanouts(shared: Arc<WorkerShared>, wake: Arc<Notify>, stop: watch::Receiver<bool>) {
+/// Claims due fan-outs and hands each to a task of its own until `stop` turns true: at most
+/// [`FANOUTS_AT_ONCE`] expanded at once and [`PAGES_IN_FLIGHT`] pages in flight among them. One claimer
+/// per process, so an idle process runs one claim a poll, and every fan-out it holds is leased under the
+/// process's name. On `stop` it waits for its expansions, which hand their fan-outs back.
+pub async fn run_fanouts(shared: Arc<WorkerShared>, wake: Arc<Notify>, mut stop: watch::Receiver<bool>) {
     let pages = Arc::new(Semaphore::new(PAGES_IN_FLIGHT));
-    let loops = (0..FANOUTS_AT_ONCE).map(|n| {
-        let expander =
-            Expander { shared: &shared, owner: format!("{}-fanout-{n}", shared.owner), pages: pages.clone() };
-        fanout_loop(expander, &wake, stop.clone())
-    });
-    futures_util::future::join_all(loops).await;
-}
-
-/// One loop's expansion of the fan-outs it claims.
-struct Expander<'a> {
-    shared: &'a WorkerShared,
-    /// The name this loop leases fan-outs under.
-    owner: String,
-    /// Permits for the pages in flight, shared by the process's loops.
-    pages: Arc<Semaphore>,
-}
-
-async fn fanout_loop(expander: Expander<'_>, wake: &Notify, mut stop: watch::Receiver<bool>) {
-    let shared = expander.shared;
+    // The fan-out each running task expands.
+    let mut expanding: HashMap<task::Id, Uuid> = HashMap::with_capacity(FANOUTS_AT_ONCE);
+    let mut tasks = JoinSet::new();
     let mut failures_in_a_row = 0u32;
+    let mut claim_at = Instant::now();
     while !*stop.borrow() {
         let notified = wake.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
-        let pause = match run_one(&expander, &stop).await {
-            Ok(true) => {
-                failures_in_a_row = 0;
-                continue;
+        let room = tasks.len() < FANOUTS_AT_ONCE;
+        if room && Instant::now() >= claim_at {
+            let claimed = match shared.pool.get().await {
+                Ok(mut conn) => claim(&mut conn, &shared.owner, shared.engine.clock.now(), lease(&shared)).await,
+                Err(error) => Err(error.into()),
+            };
+            match claimed {
+                Ok(Some(claimed)) => {
+                    let id = claimed.id;
+                    let task = tasks.spawn(expand(shared.clone(), pages.clone(), claimed, stop.clone()));
+                    expanding.insert(task.id(), id);
+                    continue;
+                }
+                Ok(None) => claim_at = Instant::now() + shared.settings.poll_interval,
+                Err(error) => {
+                    failures_in_a_row += 1;
+                    tracing::warn!(%error, "claiming a fan-out failed");
+                    claim_at = after_failure(&shared, &expanding, failures_in_a_row).await;
+                }
             }
-            Ok(false) => shared.settings.poll_interval,
-            Err(error) => {
-                failures_in_a_row += 1;
-                tracing::warn!(%error, "topic fan-out failed; it resumes from its last page");
-                give_back_held(&expander).await;
-                (shared.settings.poll_interval * failures_in_a_row.min(10)).min(std::time::Duration::from_secs(30))
-            }
-        };
+        }
         tokio::select! {
-            _ = &mut notified => {}
-            _ = tokio::time::sleep(pause) => {}
+            _ = &mut notified, if room => claim_at = Instant::now(),
+            _ = tokio::time::sleep_until(claim_at), if room => {}
+            Some(finished) = tasks.join_next_with_id() => {
+                let (task, expanded) = match finished {
+                    Ok((task, expanded)) => (task, expanded),
+                    Err(panicked) => (panicked.id(), Err(AppError::internal(panicked))),
+                };
+                let id = expanding.remove(&task);
+                match expanded {
+                    Ok(()) => failures_in_a_row = 0,
+                    Err(error) => {
+                        failures_in_a_row += 1;
+                        tracing::warn!(%error, fanout = ?id, "fan-out failed; it resumes from its last page");
+                        claim_at = after_failure(&shared, &expanding, failures_in_a_row).await;
+                    }
+                }
+            }
             _ = stop.changed() => {}
         }
     }
+    while tasks.join_next().await.is_some() {}
+}
+
+/// After a failed claim or expansion: makes every fan-out this process holds and is not expanding due
+/// again at once, for any worker, and answers when this one may claim again. Even a claim that answered
+/// an error may have committed (the connection cut after its commit). The database may still be away:
+/// then the lease brings the fan-out back once it expires.
+async fn after_failure(shared: &WorkerShared, expanding: &HashMap<task::Id, Uuid>, failures_in_a_row: u32) -> Instant {
+    let expanding: Vec<Uuid> = expanding.values().copied().collect();
+    let given_back = match shared.pool.get().await {
+        Ok(mut conn) => diesel::update(topic_fanouts::table)
+            .filter(topic_fanouts::status.eq("running"))
+            .filter(topic_fanouts::lease_owner.eq(&shared.owner))
+            .filter(topic_fanouts::id.ne_all(&expanding))
+            .set((topic_fanouts::run_at.eq(shared.engine.clock.now()), topic_fanouts::lease_owner.eq(None::<String>)))
+            .execute(&mut conn)
+            .await
+            .map_err(AppError::from),
+        Err(error) => Err(error.into()),
+    };
+    if let Err(error) = given_back {
+        tracing::warn!(%error, "the failed fan-out waits for its lease");
+    }
+    let pause = shared.settings.poll_interval * failures_in_a_row.min(10);
+    Instant::now() + pause.min(Duration::from_secs(30))
 }
 
 /// Pages expanded at once by a process, each in a transaction of its own: the database writes some while
 /// Herald runs the others' steps, so a single large fan-out keeps the cores busy. A 100,000-member topic
 /// fanned out to in-app messages on 2 cores took 5.96 s with 2 pages in flight, 5.71 s with 3 and 5.48 s
 /// with 4 (peak RSS 101 MB with 2, 120 MB with 4: memory is the pages in flight, whatever the topic's
-/// size). A loop waiting for a page's permit holds its connection, so the pool must hold more than
+/// size). An expansion waiting for a page's permit holds its connection, so the pool must hold more than
 /// [`FANOUTS_AT_ONCE`] connections for the pages to get theirs (the default holds 16).
 const PAGES_IN_FLIGHT: usize = 4;
 
-/// Claims one due fan-out and expands it to the end, or until `stop` (then hands it back for another
-/// worker at once); false when none was due.
+/// Expands a claimed fan-out to the end, or until `stop` (then hands it back for another worker at once).
 ///
 /// Pages are read in order and expanded [`PAGES_IN_FLIGHT`] at a time; they may commit out of order, so
 /// each moves the stored cursor only to the start of the oldest page in flight when it began, before
 /// which every page has committed. A crash re-expands at most the pages in flight, and a page expanded
 /// again inserts nothing: its notifications exist (the unique index), and with them their jobs.
-async fn run_one(expander: &Expander<'_>, stop: &watch::Receiver<bool>) -> AppResult<bool> {
-    let shared = expander.shared;
+async fn expand(
+    shared: Arc<WorkerShared>,
+    pages: Arc<Semaphore>,
+    claimed: Claimed,
+    stop: watch::Receiver<bool>,
+) -> AppResult<()> {
+    let shared = &*shared;
     let mut conn = shared.pool.get().await?;
-    let now = shared.engine.clock.now();
-    let Some(claimed) = claim(&mut conn, &expander.owner, now, lease(shared)).await? else { return Ok(false) };
     let mut read_after = claimed.after_subscriber_id;
     let expansion = resolve(&mut conn, claimed).await?;
     let mut read_all = false;
     // Where each page in flight starts, oldest first.
     let mut starts = VecDeque::with_capacity(PAGES_IN_FLIGHT);
-    let mut expanding = FuturesOrdered::new();
+    let mut in_flight = FuturesOrdered::new();
     let mut failure = None;
     loop {
         // A page's permit: waited for when none of this fan-out's is in flight, taken if free otherwise.
         let permit = if failure.is_some() || read_all || *stop.borrow() {
             None
-        } else if expanding.is_empty() {
-            expander.pages.clone().acquire_owned().await.ok()
+        } else if in_flight.is_empty() {
+            pages.clone().acquire_owned().await.ok()
         } else {
-            expander.pages.clone().try_acquire_owned().ok()
+            pages.clone().try_acquire_owned().ok()
         };
         if let Some(permit) = permit {
             match page::next_members(&mut conn, &expansion, read_after).await {
@@ -204,8 +244,8 @@ async fn run_one(expander: &Expander<'_>, stop: &watch::Receiver<bool>) -> AppRe
                         let committed = starts.front().copied().unwrap_or(read_after);
                         starts.push_back(read_after);
                         read_after = Some(last);
-                        let page = page::expand_page(shared, &expander.owner, &expansion, members, committed);
-                        expanding.push_back(async move {
+                        let page = page::expand_page(shared, &expansion, members, committed);
+                        in_flight.push_back(async move {
                             let expanded = page.await;
                             drop(permit);
                             expanded
@@ -217,7 +257,7 @@ async fn run_one(expander: &Expander<'_>, stop: &watch::Receiver<bool>) -> AppRe
             continue;
         }
         // In flight pages are awaited even after a failure: each ends its own transaction.
-        let Some(expanded) = expanding.next().await else { break };
+        let Some(expanded) = in_flight.next().await else { break };
         starts.pop_front();
         match expanded {
             Ok(expanded) => {
@@ -234,8 +274,7 @@ async fn run_one(expander: &Expander<'_>, stop: &watch::Receiver<bool>) -> AppRe
     if let Some(error) = failure {
         return Err(error);
     }
-    let_go(&mut conn, expansion.id, &expander.owner, read_after, read_all, shared.engine.clock.now()).await?;
-    Ok(true)
+    let_go(&mut conn, expansion.id, &shared.owner, read_after, read_all, shared.engine.clock.now()).await
 }
 
 /// Lets go of a fan-out this worker holds once its pages in flight have committed: completed when every
@@ -261,27 +300,6 @@ async fn let_go(
         .execute(conn)
         .await?;
     Ok(())
-}
-
-/// Makes the fan-out a loop holds due again at once after a failure: even a claim that answered an error
-/// may have committed (the connection cut after its commit). Each loop leases under a name of its own, so
-/// whatever its name holds is that loop's. The database may still be away: then the lease brings the
-/// fan-out back once it expires.
-async fn give_back_held(expander: &Expander<'_>) {
-    let shared = expander.shared;
-    let given_back = match shared.pool.get().await {
-        Ok(mut conn) => diesel::update(topic_fanouts::table)
-            .filter(topic_fanouts::status.eq("running"))
-            .filter(topic_fanouts::lease_owner.eq(&expander.owner))
-            .set((topic_fanouts::run_at.eq(shared.engine.clock.now()), topic_fanouts::lease_owner.eq(None::<String>)))
-            .execute(&mut conn)
-            .await
-            .map_err(AppError::from),
-        Err(error) => Err(error.into()),
-    };
-    if let Err(error) = given_back {
-        tracing::warn!(%error, "the failed topic fan-out waits for its lease");
-    }
 }
 
 fn lease(shared: &WorkerShared) -> TimeDelta {

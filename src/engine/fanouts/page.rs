@@ -77,12 +77,9 @@ pub async fn next_members(
     after: Option<Uuid>,
 ) -> AppResult<Vec<Subscriber>> {
     if let Some(recipients) = &expansion.recipients {
-        let ids: Vec<Uuid> = recipients
-            .iter()
-            .map(|recipient| recipient.id)
-            .filter(|id| after.is_none_or(|after| *id > after))
-            .take(RECIPIENTS_PAGE_SIZE)
-            .collect();
+        let first = after.map_or(0, |after| recipients.partition_point(|recipient| recipient.id <= after));
+        let ids: Vec<Uuid> =
+            recipients[first..].iter().take(RECIPIENTS_PAGE_SIZE).map(|recipient| recipient.id).collect();
         return Ok(diesel::sql_query(RECIPIENTS).bind::<Array<SqlUuid>, _>(&ids).load(conn).await?);
     }
     Ok(diesel::sql_query(NEXT_MEMBERS)
@@ -95,10 +92,9 @@ pub async fn next_members(
 }
 
 /// Expands `members` if this worker still holds the fan-out's lease, and moves its cursor to
-/// `committed`: a point every page before it has committed at (see `topic_fanout::run_one`).
+/// `committed`: a point every page before it has committed at (see `fanouts::expand`).
 pub async fn expand_page(
     shared: &WorkerShared,
-    owner: &str,
     expansion: &Expansion,
     members: Vec<Subscriber>,
     committed: Option<Uuid>,
@@ -125,7 +121,7 @@ pub async fn expand_page(
         };
         let first_steps = held.into_iter().map(|job| Claimed { job, previous_status: JobStatus::Queued }).collect();
         let written = run_in_database(conn, shared, first_steps, known, JobsAre::New, now).await?;
-        move_cursor(conn, expansion.id, owner, committed, now, lease).await?;
+        move_cursor(conn, expansion.id, &shared.owner, committed, now, lease).await?;
         Ok(Expanded { inserted, ran, written })
     }
     .await;
@@ -155,7 +151,7 @@ async fn move_cursor(
         .await?;
     if held == 0 {
         return Err(AppError::internal(
-            "a topic fan-out's lease expired and another worker took it over, or its trigger was canceled",
+            "a fan-out's lease expired and another worker took it over, or its trigger was canceled",
         ));
     }
     Ok(())
