@@ -33,7 +33,7 @@ use crate::domain::tenancy::Tenant;
 use crate::error::AppError;
 use crate::grpc::Services;
 use crate::openapi::ApiRoutes;
-use crate::wire::integral_numbers;
+use crate::wire::to_json_with_integral_numbers;
 
 /// Every authenticated REST route with its declaration, without authentication or error rendering
 /// (the server adds both).
@@ -60,8 +60,7 @@ pub fn grpc_request<T>(tenant: Tenant, message: T) -> tonic::Request<T> {
 /// A JSON success body with the given status (the contract: 200 for reads and updates, 201 for
 /// creation). Whole numbers print as integers (free-form objects travel as protobuf doubles).
 pub fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response {
-    let written = serde_json::to_value(body).and_then(|value| serde_json::to_vec(&integral_numbers(value)));
-    match written {
+    match to_json_with_integral_numbers(body) {
         Ok(bytes) => (status, [(http::header::CONTENT_TYPE, "application/json")], bytes).into_response(),
         Err(error) => AppError::internal(error).into_response(),
     }
