@@ -8,6 +8,7 @@ use axum::Extension;
 use http::{HeaderName, HeaderValue, StatusCode};
 use serde_json::{json, Value};
 
+use super::body::from_value;
 use super::topics::key_schema;
 use super::{grpc_request, json_response, parse_json, RestResult};
 use crate::domain::tenancy::Tenant;
@@ -165,8 +166,7 @@ fn trigger_request(mut body: Value) -> Result<pb::TriggerEventRequest, AppError>
         };
         fields.insert("tenant".into(), tenant);
     }
-    let bytes = serde_json::to_vec(&body).map_err(AppError::internal)?;
-    parse_json(&bytes)
+    from_value(body)
 }
 
 /// One `to` entry in the proto's form: a subscriberId, a topic (`{type: "Topic", topicKey}`), a
