@@ -11,7 +11,7 @@
 #      not cost more as an inbox grows); with the CPU time Herald and PostgreSQL spent per trigger of
 #      the REST run (accepted and delivered), which the machine's noise moves less than a rate;
 #   4. a 1,000-recipient trigger, one at a time;
-#   5. Herald's resident memory after all of it.
+#   5. Herald's resident memory after all of it, and its peak during the run.
 # Usage: scripts/bench-trigger.sh [scale]   (scale multiplies the request counts; default 1)
 # HERALD_BIN benchmarks another build of the server (e.g. an older commit's) with this loadgen.
 # Starts Herald on its private cluster (see scripts/bench-start.sh).
@@ -69,6 +69,7 @@ open_p99=$(figure .triggers.latency.p99_ms --protocol rest --rate 2000 --concurr
 wide_p50=$(figure .triggers.latency.p50_ms --protocol rest --concurrency 1 --recipients-per-trigger 1000 \
   --subscribers 5000 --triggers 20 --no-wait)
 rss_mb=$(awk '/VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")
+peak_mb=$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")
 
 echo
 echo "Run of $(date -u +%F) against ${HERALD_BIN:-$target/release/herald}"
@@ -88,3 +89,4 @@ row "In-app delivered to 20 subscribers' growing inboxes, /s" "$large_inboxes" "
 row "p99 trigger latency at 2,000/s open loop, ms" "$open_p99" ""
 row "1,000-recipient trigger, p50 latency, ms" "$wide_p50" ""
 row "Herald RSS after the run, MB" "$rss_mb" ""
+row "Herald peak RSS during the run (VmHWM), MB" "$peak_mb" ""
