@@ -65,10 +65,34 @@ pub async fn claim(conn: &mut AsyncPgConnection, used: &KeyUse) -> AppResult<Cla
 /// Claims each key in the caller's transaction (two statements for any number), in order. A key
 /// named twice is held by its first use: the later one is [`Claim::InFlight`].
 pub async fn claim_all(conn: &mut AsyncPgConnection, uses: &[&KeyUse]) -> AppResult<Vec<Claim>> {
+    let locks = try_lock_all(conn, uses).await?;
+    let mut first_uses = HashSet::with_capacity(uses.len());
+    let to_read: Vec<&KeyUse> = uses
+        .iter()
+        .zip(&locks)
+        .filter(|(used, locked)| **locked && first_uses.insert((used.environment_id, used.key.as_str())))
+        .map(|(used, _)| *used)
+        .collect();
+    let stored = read_rows(conn, &to_read).await?;
+    Ok(claims_of(uses, &locks, stored))
+}
+
+/// [`claim_all`] on a pipelined transaction: its two statements sent together, the rows of every key
+/// read (PostgreSQL still runs the read after the locks, with a snapshot of its own).
+pub async fn claim_all_pipelined(conn: &AsyncPgConnection, uses: &[&KeyUse]) -> AppResult<Vec<Claim>> {
+    let (locks, stored) = futures_util::join!(try_lock_all(conn, uses), read_rows(conn, uses));
+    Ok(claims_of(uses, &locks?, stored?))
+}
+
+/// Takes each key's transaction-level advisory lock if it is free; whether it was, in order.
+async fn try_lock_all(mut conn: &AsyncPgConnection, uses: &[&KeyUse]) -> AppResult<Vec<bool>> {
     #[derive(QueryableByName)]
     struct Locked {
         #[diesel(sql_type = Bool)]
         locked: bool,
+    }
+    if uses.is_empty() {
+        return Ok(Vec::new());
     }
     let lock_ids: Vec<i64> = uses.iter().map(|used| lock_id(used.environment_id, &used.key)).collect();
     // Try-locks never wait, so the order they are taken in cannot deadlock.
@@ -77,26 +101,25 @@ pub async fn claim_all(conn: &mut AsyncPgConnection, uses: &[&KeyUse]) -> AppRes
          ORDER BY n",
     )
     .bind::<Array<BigInt>, _>(&lock_ids)
-    .load(conn)
+    .load(&mut conn)
     .await?;
-    let mut claims: Vec<Option<Claim>> = vec![None; uses.len()];
+    Ok(locks.into_iter().map(|lock| lock.locked).collect())
+}
+
+/// Each key's claim, given whether its lock was taken and the unexpired rows read after the locks.
+fn claims_of(uses: &[&KeyUse], locks: &[bool], mut stored: HashMap<(Uuid, String), KeyRow>) -> Vec<Claim> {
     let mut first_uses = HashSet::with_capacity(uses.len());
-    for (index, (used, lock)) in uses.iter().zip(&locks).enumerate() {
-        // The lock is re-entrant within one transaction: a repeat in the same call is told apart here.
-        if !lock.locked || !first_uses.insert((used.environment_id, used.key.as_str())) {
-            claims[index] = Some(Claim::InFlight);
-        }
-    }
-    let to_read: Vec<&KeyUse> =
-        uses.iter().zip(&claims).filter(|(_, claim)| claim.is_none()).map(|(used, _)| *used).collect();
-    let mut stored = read_rows(conn, &to_read).await?;
-    Ok(uses
-        .iter()
-        .zip(claims)
-        .map(|(used, claim)| {
-            claim.unwrap_or_else(|| claim_of(used, stored.remove(&(used.environment_id, used.key.clone()))))
+    uses.iter()
+        .zip(locks)
+        .map(|(used, locked)| {
+            // The lock is re-entrant within one transaction: a repeat in the same call is told apart here.
+            if !locked || !first_uses.insert((used.environment_id, used.key.as_str())) {
+                Claim::InFlight
+            } else {
+                claim_of(used, stored.remove(&(used.environment_id, used.key.clone())))
+            }
         })
-        .collect())
+        .collect()
 }
 
 #[derive(QueryableByName)]
@@ -122,7 +145,7 @@ struct KeyRow {
 /// The unexpired rows of `uses`. A statement of its own, after the locks: its snapshot includes the
 /// answer of a request that held a key and committed just before (one statement taking the lock
 /// would read an older snapshot).
-async fn read_rows(conn: &mut AsyncPgConnection, uses: &[&KeyUse]) -> AppResult<HashMap<(Uuid, String), KeyRow>> {
+async fn read_rows(mut conn: &AsyncPgConnection, uses: &[&KeyUse]) -> AppResult<HashMap<(Uuid, String), KeyRow>> {
     if uses.is_empty() {
         return Ok(HashMap::new());
     }
@@ -140,7 +163,7 @@ async fn read_rows(conn: &mut AsyncPgConnection, uses: &[&KeyUse]) -> AppResult<
     .bind::<Array<SqlUuid>, _>(&environments)
     .bind::<Array<Text>, _>(&keys)
     .bind::<Array<Timestamptz>, _>(&nows)
-    .load(conn)
+    .load(&mut conn)
     .await?;
     Ok(rows.into_iter().map(|row| ((row.environment_id, row.key.clone()), row)).collect())
 }
@@ -192,7 +215,7 @@ SET request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at, expi
 
 /// Stores the outcomes of keyed triggers, in the transaction that stores the triggers and holds their
 /// keys (a row there is expired, or an answerless leftover: it is replaced).
-pub async fn insert_outcomes(conn: &mut AsyncPgConnection, outcomes: &[(&KeyUse, Value)]) -> AppResult<()> {
+pub async fn insert_outcomes(mut conn: &AsyncPgConnection, outcomes: &[(&KeyUse, Value)]) -> AppResult<()> {
     if outcomes.is_empty() {
         return Ok(());
     }
@@ -216,7 +239,7 @@ pub async fn insert_outcomes(conn: &mut AsyncPgConnection, outcomes: &[(&KeyUse,
     .bind::<Array<Timestamptz>, _>(&created)
     .bind::<Array<Timestamptz>, _>(&expires)
     .bind::<Array<Jsonb>, _>(&values)
-    .execute(conn)
+    .execute(&mut conn)
     .await?;
     Ok(())
 }

@@ -7,9 +7,9 @@
 //! flushers are busy the triggers arriving meanwhile wait and leave together in the next batch. There is
 //! no timer, so an idle server adds no latency.
 //!
-//! A batch without idempotency keys or tenants, to subscribers this process has stored triggers for, is
-//! sent in two round trips instead of five (`pipelined`): its statements travel together on the
-//! assumption that every transactionId is free and every subscriber's id is the one last seen, and a
+//! A batch without tenants, to subscribers this process has stored triggers for, is sent in two round
+//! trips instead of five (`pipelined`): its statements travel together on the assumption that every
+//! idempotency key and transactionId is free and every subscriber's id is the one last seen, and a
 //! batch that is not so is rolled back and stored by the full path below.
 //!
 //! A keyed trigger (`keyed`) brings its `Idempotency-Key`: the batch claims the keys of its triggers
@@ -290,16 +290,14 @@ async fn store_in_one_transaction(flushing: &Flushing, batch: &[Pending]) -> App
     let triggers: Vec<&PreparedTrigger> = batch.iter().map(|pending| &pending.trigger).collect();
     let keys: Vec<Option<&KeyUse>> = batch.iter().map(|pending| pending.key.as_ref()).collect();
     let known = &flushing.known_subscribers;
-    if keys.iter().all(Option::is_none) {
-        match pipelined::store_pipelined(&mut conn, &triggers, known).await? {
-            Tried::Stored(transaction, outcomes) => {
-                transaction.commit().await.map_err(|error| outcome_unknown_if_written(error.into(), true))?;
-                flushing.metrics.ingest_batch("pipelined");
-                return Ok(outcomes.into_iter().map(BatchResult::Outcome).collect());
-            }
-            Tried::RolledBack => flushing.metrics.ingest_batch("rolled_back"),
-            Tried::NotPipelined => {}
+    match pipelined::store_pipelined(&mut conn, &triggers, &keys, known).await? {
+        Tried::Stored(transaction, outcomes) => {
+            transaction.commit().await.map_err(|error| outcome_unknown_if_written(error.into(), true))?;
+            flushing.metrics.ingest_batch("pipelined");
+            return Ok(outcomes.into_iter().map(BatchResult::Outcome).collect());
         }
+        Tried::RolledBack => flushing.metrics.ingest_batch("rolled_back"),
+        Tried::NotPipelined => {}
     }
     flushing.metrics.ingest_batch("full");
     let mut written = false;

@@ -1,13 +1,16 @@
 //! The common trigger batch in two round trips instead of five. Under load every round trip of a batch
 //! waits for its turn on a core, and every caller in the batch with it (docs/performance.md). A batch
-//! of triggers without idempotency keys, tenants or channel credentials, to subscribers this process
-//! has stored triggers for before (the bulk of a busy server's triggers), sends its `BEGIN`, its
-//! transactionId claims, its subscriber upsert, its notifications and jobs and its topic fan-outs
-//! together, pipelined on one connection (PostgreSQL runs them in the order sent, in one
-//! transaction), and then commits.
+//! of triggers without tenants or channel credentials, to subscribers this process has stored triggers
+//! for before (the bulk of a busy server's triggers), sends its `BEGIN`, its idempotency keys' claims,
+//! its transactionId claims, its subscriber upsert, its notifications and jobs, its topic fan-outs and
+//! its keys' outcomes together, pipelined on one connection (PostgreSQL runs them in the order sent, in
+//! one transaction), and then commits.
 //!
 //! The full path (`ingest::store_batch`) waits between these statements because each needs an answer
 //! of the one before; here each answer is expected instead, and checked before the commit:
+//! - every idempotency key is expected free (the official SDKs send a new key with every trigger): a
+//!   key in use or holding an earlier request's answer rolls the batch back, for the full path to
+//!   answer as that key requires;
 //! - only a trigger whose transactionId was free may store anything: this claim refuses a used one
 //!   with an error, which aborts the whole transaction;
 //! - the notifications need their subscribers' internal ids, which the upsert returns: here they are
@@ -31,6 +34,7 @@ use super::request::SubscriberInput;
 use super::store::{self, subscriber_record};
 use super::{PreparedTrigger, TriggerOutcome};
 use crate::db::batch::PipelinedTransaction;
+use crate::domain::idempotency_keys::{self, Claim, KeyUse};
 use crate::domain::tenancy::Tenant;
 use crate::error::{AppError, AppResult};
 
@@ -92,17 +96,22 @@ pub enum Tried<'c> {
     NotPipelined,
 }
 
-/// Sends `triggers` (none with an idempotency key) in a transaction of one round trip and, if all is
-/// as expected, returns it with each trigger's answer (processed) for the caller to commit.
+/// Sends `triggers` in a transaction of one round trip and, if all is as expected, returns it with each
+/// trigger's answer (processed) for the caller to commit. `keys` are the triggers' idempotency keys,
+/// in the same order.
 pub async fn store_pipelined<'c>(
     conn: &'c mut AsyncPgConnection,
     triggers: &[&PreparedTrigger],
+    keys: &[Option<&KeyUse>],
     known: &KnownSubscribers,
 ) -> AppResult<Tried<'c>> {
-    let keys: Vec<(Uuid, &str)> =
+    let transaction_ids: Vec<(Uuid, &str)> =
         triggers.iter().map(|trigger| (trigger.tenant.environment_id, trigger.transaction_id.as_str())).collect();
-    let distinct_keys = keys.iter().collect::<HashSet<_>>().len() == keys.len();
-    if !distinct_keys || triggers.iter().any(|trigger| trigger.tenant_reference.is_some()) {
+    let key_uses: Vec<&KeyUse> = keys.iter().flatten().copied().collect();
+    if !all_distinct(&transaction_ids)
+        || !all_distinct(&key_uses.iter().map(|used| (used.environment_id, used.key.as_str())).collect::<Vec<_>>())
+        || triggers.iter().any(|trigger| trigger.tenant_reference.is_some())
+    {
         return Ok(Tried::NotPipelined);
     }
     let subscribers = subscriber_upserts(triggers);
@@ -126,29 +135,36 @@ pub async fn store_pipelined<'c>(
     let templates = templates_of(triggers, &SubscriberIds::new(), &expected);
     let recipients = recipients_of(triggers, &templates, &expected);
     let topic_fanouts = store::topic_fanouts_of(triggers, &templates, &expected)?;
+    let outcomes: Vec<TriggerOutcome> =
+        triggers.iter().map(|trigger| TriggerOutcome::processed(trigger.transaction_id.clone())).collect();
+    let key_outcomes: Vec<(&KeyUse, Value)> =
+        keys.iter().zip(&outcomes).filter_map(|(key, outcome)| Some(((*key)?, outcome.to_stored()))).collect();
 
     let transaction = PipelinedTransaction::new(conn);
     let sent = transaction.connection();
-    let (begun, claimed, upserted, found, inserted, queued) = futures_util::join!(
+    let (begun, key_claims, claimed, upserted, found, inserted, queued, kept) = futures_util::join!(
         PipelinedTransaction::begin(sent),
-        store::claim_every_transaction_id(sent, &keys, now),
+        idempotency_keys::claim_all_pipelined(sent, &key_uses),
+        store::claim_every_transaction_id(sent, &transaction_ids, now),
         store::upsert_subscriber_records(sent, Value::Array(records.collect()), now),
         store::find_live_subscribers(sent, &bare),
         recipients.insert(sent),
         store::insert_topic_fanouts(sent, &topic_fanouts),
+        idempotency_keys::insert_outcomes(sent, &key_outcomes),
     );
     // The first error is the cause: the statements after it fail as the transaction is aborted.
-    let stored = (|| -> AppResult<_> { Ok((begun?, claimed?, upserted?, found?, inserted?, queued?)) })();
+    let stored =
+        (|| -> AppResult<_> { Ok((begun?, key_claims?, claimed?, upserted?, found?, inserted?, queued?, kept?)) })();
     let as_expected = match stored {
-        Ok(((), (), mut ids, found, inserted, ())) => {
+        Ok(((), key_claims, (), mut ids, found, inserted, (), ())) => {
             ids.extend(found);
-            let as_expected = ids == expected && inserted == recipients.count();
-            if !as_expected {
+            let subscribers_as_expected = ids == expected && inserted == recipients.count();
+            if !subscribers_as_expected {
                 // The rows as they are now (a row this batch created keeps its id if created again).
                 known.forget(&subscribers).await;
                 known.learn(&ids).await;
             }
-            as_expected
+            subscribers_as_expected && key_claims.iter().all(|claim| *claim == Claim::Fresh)
         }
         // Nothing was committed: the caller answers 503.
         Err(AppError::Unavailable(cause)) => return Err(AppError::Unavailable(cause)),
@@ -162,6 +178,9 @@ pub async fn store_pipelined<'c>(
         transaction.rollback().await?;
         return Ok(Tried::RolledBack);
     }
-    let outcomes = triggers.iter().map(|trigger| TriggerOutcome::processed(trigger.transaction_id.clone())).collect();
     Ok(Tried::Stored(transaction, outcomes))
+}
+
+fn all_distinct<T: Eq + std::hash::Hash>(items: &[T]) -> bool {
+    items.iter().collect::<HashSet<_>>().len() == items.len()
 }

@@ -336,6 +336,47 @@ async fn a_batch_to_known_subscribers_is_pipelined_and_stores_what_the_full_path
     assert_eq!(count(&server, of_live_rows).await, 21);
 }
 
+/// A keyed trigger: its status, whether it was replayed, and its body's bytes.
+async fn trigger_keyed(server: &TestServer, key: &str, body: &Value) -> (u16, bool, Vec<u8>) {
+    let response = server
+        .request(Method::POST, "/v1/events/trigger")
+        .header("idempotency-key", key)
+        .json(body)
+        .send()
+        .await
+        .expect("request sent");
+    let status = response.status().as_u16();
+    let replayed = response.headers().get("idempotency-replay").is_some_and(|value| value == "true");
+    (status, replayed, response.bytes().await.expect("a body").to_vec())
+}
+
+/// Keyed triggers to known subscribers are pipelined too, each key expected free and stored with its
+/// trigger's outcome. A key that is not free (here it holds its first request's answer, and the
+/// retry has no transactionId to refuse it by) rolls the batch back, and the full path replays the
+/// answer: nothing is stored twice.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_keyed_batch_to_known_subscribers_is_pipelined_and_a_used_key_rolls_it_back() {
+    let server = TestServer::start_api_only().await;
+    create_workflow(&server, "feed", json!([in_app_step()])).await;
+    trigger_processed(&server, greeting(json!("ada"), "first")).await;
+    let before = Scrape::of(&server).await;
+
+    let body = json!({"name": "feed", "to": "ada", "payload": {"tx": "keyed"}});
+    let first = trigger_keyed(&server, "keyed-1", &body).await;
+    assert_eq!((first.0, first.1), (201, false), "{}", String::from_utf8_lossy(&first.2));
+    assert_eq!(batches_since(&server, &before, "pipelined").await, 1.0, "a fresh key: pipelined");
+    assert_eq!(batches_since(&server, &before, "full").await, 0.0);
+    let stored = "idempotency_keys WHERE key = 'keyed-1' AND trigger_outcome->>'status' = 'processed'";
+    assert_eq!(count(&server, stored).await, 1, "the key is stored with its trigger's outcome");
+
+    // Until the answer is added just after the batch the key holds the outcome, afterwards the answer:
+    // either way it is not free.
+    let retried = trigger_keyed(&server, "keyed-1", &body).await;
+    assert_eq!(retried, (201, true, first.2), "the first answer, replayed");
+    assert_eq!(batches_since(&server, &before, "rolled_back").await, 1.0, "the used key rolled it back");
+    assert_eq!(count(&server, "notifications WHERE payload->>'tx' = 'keyed'").await, 1, "stored once");
+}
+
 /// A used transactionId aborts a pipelined batch: it is rolled back whole (the refused trigger's
 /// subscriber fields are not written) and stored by the full path, where that trigger alone is refused.
 #[tokio::test(flavor = "multi_thread")]
