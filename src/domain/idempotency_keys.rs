@@ -66,14 +66,8 @@ pub async fn claim(conn: &mut AsyncPgConnection, used: &KeyUse) -> AppResult<Cla
 /// named twice is held by its first use: the later one is [`Claim::InFlight`].
 pub async fn claim_all(conn: &mut AsyncPgConnection, uses: &[&KeyUse]) -> AppResult<Vec<Claim>> {
     let locks = try_lock_all(conn, uses).await?;
-    let mut first_uses = HashSet::with_capacity(uses.len());
-    let to_read: Vec<&KeyUse> = uses
-        .iter()
-        .zip(&locks)
-        .filter(|(used, locked)| **locked && first_uses.insert((used.environment_id, used.key.as_str())))
-        .map(|(used, _)| *used)
-        .collect();
-    let stored = read_rows(conn, &to_read).await?;
+    let locked: Vec<&KeyUse> = uses.iter().zip(&locks).filter(|(_, locked)| **locked).map(|(used, _)| *used).collect();
+    let stored = read_rows(conn, &locked).await?;
     Ok(claims_of(uses, &locks, stored))
 }
 
