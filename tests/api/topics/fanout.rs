@@ -250,49 +250,41 @@ async fn a_20000_member_topic_is_expanded_to_one_notification_and_its_jobs_per_m
 /// back at once, as any failed fan-out is, instead of waiting out its 30 s lease.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_fan_out_whose_claim_lost_its_answer_resumes_without_waiting_for_the_lease() {
-    let database_url = crate::support::fresh_schema_url().await;
-    let cut = crate::support::AnswerCut::start(&database_url).await;
-    let server = TestServer::start_on(cut.url_through(&database_url)).await;
-    create_workflow(&server, "news", json!([in_app_step()])).await;
-    add(&server, "lost", &["l1", "l2"]).await;
     // The fan-out claim, and an answer that returns this trigger's fan-out.
-    cut.arm("f.after_subscriber_id", "lost-fanout");
-
-    let body = json!({"name": "news", "to": {"type": "Topic", "topicKey": "lost"}, "transactionId": "lost-fanout"});
-    trigger_processed(&server, body).await;
-    let started = tokio::time::Instant::now();
-    while count(&server, "topic_fanouts WHERE status <> 'completed'").await > 0 {
-        assert!(started.elapsed() < Duration::from_secs(10), "the fan-out waited for its lease");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(cut.cuts(), 1, "the claim of the trigger's fan-out lost its answer");
-    wait_until_settled(&server).await;
-    assert_eq!(recipients_of(&server, "lost-fanout").await, once(&["l1", "l2"]));
+    resumes_without_waiting_for_the_lease("lost", &["l1", "l2"], "f.after_subscriber_id", "lost-fanout").await;
 }
 
 /// A fan-out whose expansion fails (here its members' read loses its answer) is given back at once and
 /// resumes from its last page, instead of waiting out its 30 s lease; each member is reached once.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_fan_out_whose_expansion_failed_resumes_without_waiting_for_the_lease() {
+    // The read of the topic's members, answered with this topic's members.
+    let members = ["failing-1", "failing-2"];
+    resumes_without_waiting_for_the_lease("failing", &members, "FROM topic_subscribers ts", "failing-1").await;
+}
+
+/// Triggers `topic` (its `members` added first; the trigger's transactionId is `{topic}-fanout`) with
+/// the first answer of a statement holding `marker` lost when the answer holds `needle`, and checks
+/// that the fan-out completes well before its 30 s lease would end, each member reached once.
+async fn resumes_without_waiting_for_the_lease(topic: &str, members: &[&str], marker: &str, needle: &str) {
     let database_url = crate::support::fresh_schema_url().await;
     let cut = crate::support::AnswerCut::start(&database_url).await;
     let server = TestServer::start_on(cut.url_through(&database_url)).await;
     create_workflow(&server, "news", json!([in_app_step()])).await;
-    add(&server, "failing", &["failing-1", "failing-2"]).await;
-    // The read of the topic's members, answered with this topic's members.
-    cut.arm("FROM topic_subscribers ts", "failing-1");
+    add(&server, topic, members).await;
+    cut.arm(marker, needle);
 
-    let body =
-        json!({"name": "news", "to": {"type": "Topic", "topicKey": "failing"}, "transactionId": "failing-fanout"});
+    let transaction_id = format!("{topic}-fanout");
+    let body = json!({"name": "news", "to": {"type": "Topic", "topicKey": topic}, "transactionId": transaction_id});
     trigger_processed(&server, body).await;
     let started = tokio::time::Instant::now();
     while count(&server, "topic_fanouts WHERE status <> 'completed'").await > 0 {
         assert!(started.elapsed() < Duration::from_secs(10), "the fan-out waited for its lease");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert_eq!(cut.cuts(), 1, "the read of the fan-out's members lost its answer");
+    assert_eq!(cut.cuts(), 1, "the marked statement lost its answer");
     wait_until_settled(&server).await;
-    assert_eq!(recipients_of(&server, "failing-fanout").await, once(&["failing-1", "failing-2"]));
+    assert_eq!(recipients_of(&server, &transaction_id).await, once(members));
 }
 
 /// A fan-out runs the in-app step of each member's notification in the page's own transaction and
