@@ -28,9 +28,9 @@ fn json_of(bytes: &[u8]) -> Value {
     serde_json::from_slice(bytes).expect("a JSON body")
 }
 
-/// Routes counting their runs: `/test/count` answers at once, `/test/slow` after half a second,
-/// `/test/fail` with a 500, `/test/panic` panics.
-fn counting_routes(runs: Arc<AtomicUsize>) -> Router {
+/// Routes counting their runs: `/test/count` answers at once, `/test/slow` after half a second (and
+/// counts in `slow_started` as it begins), `/test/fail` with a 500, `/test/panic` panics.
+fn counting_routes(runs: Arc<AtomicUsize>, slow_started: Arc<AtomicUsize>) -> Router {
     let counted = |runs: Arc<AtomicUsize>, pause: Duration| async move {
         tokio::time::sleep(pause).await;
         let run = runs.fetch_add(1, Ordering::SeqCst) + 1;
@@ -49,7 +49,13 @@ fn counting_routes(runs: Arc<AtomicUsize>) -> Router {
             }),
         )
         .route("/test/count", post(move || counted(count_runs.clone(), Duration::ZERO)))
-        .route("/test/slow", post(move || counted(slow_runs.clone(), Duration::from_millis(500))))
+        .route(
+            "/test/slow",
+            post(move || {
+                slow_started.fetch_add(1, Ordering::SeqCst);
+                counted(slow_runs.clone(), Duration::from_millis(500))
+            }),
+        )
         .route(
             "/test/fail",
             post(move || async move {
@@ -92,10 +98,14 @@ async fn a_repeated_trigger_is_stored_once() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_repeat_while_the_first_runs_is_a_409() {
     let runs = Arc::new(AtomicUsize::new(0));
-    let server = TestServer::start_with(counting_routes(runs.clone())).await;
+    let slow_started = Arc::new(AtomicUsize::new(0));
+    let server = TestServer::start_with(counting_routes(runs.clone(), slow_started.clone())).await;
     let empty = json!({});
     let (first, second) = tokio::join!(send_keyed(&server, Method::POST, "/test/slow", "slow-1", &empty), async {
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        // The first is in its handler, so its key is taken: the second comes while it runs.
+        while slow_started.load(Ordering::SeqCst) == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
         send_keyed(&server, Method::POST, "/test/slow", "slow-1", &empty).await
     });
     assert_eq!((first.0, json_of(&first.2)), (201, json!({ "run": 1 })));
@@ -147,7 +157,7 @@ async fn keys_are_scoped_to_the_environment() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_expired_key_runs_again_and_is_swept() {
     let runs = Arc::new(AtomicUsize::new(0));
-    let server = TestServer::start_with(counting_routes(runs.clone())).await;
+    let server = TestServer::start_with(counting_routes(runs.clone(), Arc::default())).await;
     let first = send_keyed(&server, Method::POST, "/test/count", "daily", &json!({})).await;
     server.clock.advance(TimeDelta::hours(23));
     assert_eq!(send_keyed(&server, Method::POST, "/test/count", "daily", &json!({})).await, (201, true, first.2));
@@ -165,7 +175,7 @@ async fn an_expired_key_runs_again_and_is_swept() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_error_is_not_stored_so_the_client_can_retry() {
     let runs = Arc::new(AtomicUsize::new(0));
-    let server = TestServer::start_with(counting_routes(runs.clone())).await;
+    let server = TestServer::start_with(counting_routes(runs.clone(), Arc::default())).await;
     for _ in 0..2 {
         let (status, replayed, _) = send_keyed(&server, Method::POST, "/test/fail", "retry-me", &json!({})).await;
         assert_eq!((status, replayed), (500, false));

@@ -71,8 +71,9 @@ async fn a_bulk_trigger_counts_its_events() {
     assert_eq!(response.status(), 201);
     assert_eq!(response.headers()["x-ratelimit-remaining"], "1");
     let response =
-        server.request(Method::POST, "/v1/events/trigger/bulk").json(&bulk(2)).send().await.expect("request sent");
-    assert_eq!(response.status(), 429, "two events with one token left");
+        server.request(Method::POST, "/v1/events/trigger/bulk").json(&bulk(5)).send().await.expect("request sent");
+    // One token left, refilled at 5 a second: five events are refused unless 800 ms went by.
+    assert_eq!(response.status(), 429, "five events with one token left");
     // Single triggers have a bucket of their own.
     let response = server
         .request(Method::POST, "/v1/events/trigger")
