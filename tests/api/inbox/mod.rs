@@ -164,20 +164,21 @@ pub async fn bulk_while_one_arrives(inbox: &Inbox, path: &str) -> (Uuid, Uuid) {
     let present = inbox.notify(&inbox.ada, minutes_ago(2)).await;
     let token = inbox.token("ada").await;
     let mut holder = inbox.server.pool.get().await.unwrap();
-    let (held_tx, held) = tokio::sync::oneshot::channel::<()>();
+    let (held_tx, held) = tokio::sync::oneshot::channel::<i32>();
     let (release_tx, release) = tokio::sync::oneshot::channel::<()>();
     let holding = tokio::spawn(async move {
         holder
             .transaction::<_, diesel::result::Error, _>(async |conn| {
                 messages::table.find(present).select(messages::id).for_update().load::<Uuid>(conn).await?;
-                held_tx.send(()).unwrap();
+                let pid = diesel::select(backend_pid()).get_result(conn).await?;
+                held_tx.send(pid).unwrap();
                 release.await.unwrap();
                 Ok(())
             })
             .await
             .unwrap();
     });
-    held.await.unwrap();
+    let holder_pid = held.await.unwrap();
     let running = {
         let url = inbox.server.url(path);
         tokio::spawn(async move {
@@ -191,12 +192,37 @@ pub async fn bulk_while_one_arrives(inbox: &Inbox, path: &str) -> (Uuid, Uuid) {
                 .status()
         })
     };
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    wait_until_blocked_by(&inbox.server, holder_pid).await;
     let arrived = inbox.notify(&inbox.ada, minutes_ago(1)).await;
     release_tx.send(()).unwrap();
     holding.await.unwrap();
     assert_eq!(running.await.unwrap(), 204);
     (present, arrived)
+}
+
+diesel::define_sql_function!(#[sql_name = "pg_backend_pid"] fn backend_pid() -> diesel::sql_types::Integer);
+
+/// Waits until a statement of another connection waits for a lock that the backend `holder_pid` holds.
+async fn wait_until_blocked_by(server: &TestServer, holder_pid: i32) {
+    #[derive(QueryableByName)]
+    struct Blocked {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        count: i64,
+    }
+    let mut conn = server.pool.get().await.unwrap();
+    for _ in 0..600 {
+        let blocked: Blocked =
+            diesel::sql_query("SELECT count(*) FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))")
+                .bind::<diesel::sql_types::Integer, _>(holder_pid)
+                .get_result(&mut conn)
+                .await
+                .unwrap();
+        if blocked.count > 0 {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("nothing waited for the held lock within 30 s");
 }
 
 /// The ids of a listing's page.
