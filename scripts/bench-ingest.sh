@@ -40,8 +40,12 @@ postgres_before=$(postgres_ticks)
 rest=$(loadgen --protocol rest --concurrency 128 --triggers "$triggers" --no-wait | jq .triggers.accepted_per_s)
 herald_cpu=$(per_unit $(($(herald_ticks) - herald_before)) "$triggers")
 postgres_cpu=$(per_unit $(($(postgres_ticks) - postgres_before)) "$triggers")
+herald_before=$(herald_ticks)
+postgres_before=$(postgres_ticks)
 grpc=$(loadgen --protocol grpc --grpc-connections 8 --concurrency 128 --triggers "$triggers" --no-wait |
   jq .triggers.accepted_per_s)
+herald_grpc_cpu=$(per_unit $(($(herald_ticks) - herald_before)) "$triggers")
+postgres_grpc_cpu=$(per_unit $(($(postgres_ticks) - postgres_before)) "$triggers")
 open_loop=$(loadgen --protocol rest --rate 2000 --concurrency 512 --triggers $((10000 * scale)) --no-wait)
 open_p50=$(jq .triggers.latency.p50_ms <<<"$open_loop")
 open_p99=$(jq .triggers.latency.p99_ms <<<"$open_loop")
@@ -80,8 +84,8 @@ row "Unauthenticated GET (401), req/s (baseline)" "$unauthenticated" "1.000"
 row "Ingest alone: triggers over REST, 128 connections, /s" "$rest" "$(ratio "$rest" "$unauthenticated")"
 row "Ingest alone: triggers over gRPC, 8 × 16 streams, /s" "$grpc" "$(ratio "$grpc" "$unauthenticated")"
 row "Ingest alone: p50 / p99 at 2,000/s open loop, ms" "$open_p50 / $open_p99" ""
-row "Ingest alone: Herald CPU per REST trigger, µs" "$herald_cpu" ""
-row "Ingest alone: PostgreSQL CPU per REST trigger, µs" "$postgres_cpu" ""
+row "Ingest alone: Herald + PostgreSQL CPU per REST trigger, µs" "$herald_cpu + $postgres_cpu" ""
+row "Ingest alone: Herald + PostgreSQL CPU per gRPC trigger, µs" "$herald_grpc_cpu + $postgres_grpc_cpu" ""
 row "Delivery alone: in-app messages from the backlog, /s" "$delivery" "$(ratio "$delivery" "$unauthenticated")"
 row "Delivery alone: worker CPU per message, µs" "$worker_cpu" ""
 row "Delivery alone: PostgreSQL CPU per message, µs" "$postgres_delivery_cpu" ""

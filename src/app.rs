@@ -12,7 +12,6 @@ use crate::domain::tenancy::EnvironmentCache;
 use crate::engine::delivery_status::SnsCertificates;
 use crate::engine::EngineContext;
 use crate::error::AppError;
-use crate::idempotency::KeyAnswers;
 use crate::rate_limit::RateLimits;
 
 /// Largest request body (REST) or message (gRPC) accepted: 512 KiB.
@@ -40,8 +39,6 @@ pub struct SharedState {
     pub api_keys: ApiKeyCache,
     /// Environments by id (`GET /v1/environments/me`).
     pub environments: EnvironmentCache,
-    /// The answers of keyed triggers, added to their keys after their batches.
-    pub key_answers: KeyAnswers,
     /// This process's token buckets.
     pub rate_limits: RateLimits,
     /// Issues and verifies inbox session tokens (keyed from the same secret as `cipher`).

@@ -18,7 +18,6 @@ use crate::engine::delivery_status::SnsCertificates;
 use crate::engine::worker::{run_workers, WorkerSettings, WorkerShared};
 use crate::engine::{Clock, EngineContext};
 use crate::health::{Health, WorkersAlive};
-use crate::idempotency::KeyAnswers;
 use crate::metrics;
 use crate::providers::ProviderSettings;
 use crate::rate_limit::{processes, RateLimits};
@@ -125,7 +124,6 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
             let streams = engine.inbox_feed.clone();
             streams.listen(pool.clone());
             let state = AppState::new(SharedState {
-                key_answers: KeyAnswers::start(pool.clone()),
                 pool,
                 inbox_tokens: SessionTokens::new(&cipher),
                 cipher,

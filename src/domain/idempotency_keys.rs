@@ -238,40 +238,6 @@ pub async fn insert_outcomes(mut conn: &AsyncPgConnection, outcomes: &[(&KeyUse,
     Ok(())
 }
 
-/// Adds their answers to keyed triggers already stored with their outcomes (one statement for the
-/// batch). A row that has an answer already, or belongs to another request by now, is left alone.
-pub async fn add_answers(conn: &mut AsyncPgConnection, answers: &[(KeyUse, StoredAnswer)]) -> AppResult<()> {
-    if answers.is_empty() {
-        return Ok(());
-    }
-    let environments: Vec<Uuid> = answers.iter().map(|(used, _)| used.environment_id).collect();
-    let keys: Vec<&str> = answers.iter().map(|(used, _)| used.key.as_str()).collect();
-    let hashes: Vec<&[u8]> = answers.iter().map(|(used, _)| used.request_hash.as_slice()).collect();
-    let statuses: Vec<i32> = answers.iter().map(|(_, answer)| i32::from(answer.status)).collect();
-    let bodies: Vec<&[u8]> = answers.iter().map(|(_, answer)| answer.body.as_slice()).collect();
-    let headers: Vec<&Value> = answers.iter().map(|(_, answer)| &answer.headers).collect();
-    let trailers: Vec<Option<&Value>> = answers.iter().map(|(_, answer)| answer.trailers.as_ref()).collect();
-    diesel::sql_query(
-        "UPDATE idempotency_keys k
-         SET response_status = a.status, response_body = a.body, response_headers = a.headers,
-             response_trailers = a.trailers
-         FROM unnest($1::uuid[], $2::text[], $3::bytea[], $4::int[], $5::bytea[], $6::jsonb[], $7::jsonb[])
-              AS a(environment_id, key, request_hash, status, body, headers, trailers)
-         WHERE k.environment_id = a.environment_id AND k.key = a.key AND k.request_hash = a.request_hash
-           AND k.response_status IS NULL",
-    )
-    .bind::<Array<SqlUuid>, _>(&environments)
-    .bind::<Array<Text>, _>(&keys)
-    .bind::<Array<Bytea>, _>(&hashes)
-    .bind::<Array<Integer>, _>(&statuses)
-    .bind::<Array<Bytea>, _>(&bodies)
-    .bind::<Array<Jsonb>, _>(&headers)
-    .bind::<Array<Nullable<Jsonb>>, _>(&trailers)
-    .execute(conn)
-    .await?;
-    Ok(())
-}
-
 /// The advisory lock of a key: 64 bits of SHA-256 over environment and key (two keys sharing a lock
 /// would only make one wait for the other's 409, at odds of 2^-64).
 fn lock_id(environment_id: Uuid, key: &str) -> i64 {

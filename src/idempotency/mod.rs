@@ -19,11 +19,10 @@
 //!
 //! A single trigger is the exception, for speed: it is stored by the trigger group commit, and its key
 //! with it (`crate::engine::trigger::keyed`). Its batch takes the key's lock and stores the trigger's
-//! outcome in the key's row; the answer is added to the row just after, in a batch of answers
-//! ([`answers`]). A retry in between (or after a crash in between) is answered from the outcome, by
-//! the same handler, marked as a replay.
-
-mod answers;
+//! outcome in the key's row, and nothing more: a retry is answered from that outcome by the same
+//! handler, marked as a replay, which gives the same bytes as the first answer. (Adding the rendered
+//! answer to the row as well cost PostgreSQL a second write of every keyed trigger's row, a third of
+//! what the key cost; docs/performance.md.)
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -47,7 +46,6 @@ use crate::engine::trigger::keyed::{self, KeyVerdict};
 use crate::engine::trigger::TriggerOutcome;
 use crate::error::render::{is_grpc, render_error, Rendered};
 use crate::error::AppError;
-pub use answers::KeyAnswers;
 
 /// The request header (gRPC metadata keys are the same header, lowercase on the wire).
 pub const KEY_HEADER: HeaderName = HeaderName::from_static("idempotency-key");
@@ -176,9 +174,10 @@ async fn run_in_transaction(
     }
 }
 
-/// A keyed single trigger: it runs at once, its batch claims the key, and the answer follows what the
-/// batch found. Nothing needs its own task: the batch stores trigger and key together whether or not
-/// the client is still there, and a retry is answered from the stored outcome.
+/// A keyed single trigger: it runs at once, its batch claims the key and stores the trigger's outcome
+/// in it, and the answer follows what the batch found. Nothing needs its own task: the batch stores
+/// trigger and key together whether or not the client is still there, and a retry is answered from the
+/// stored outcome.
 async fn run_trigger(
     state: AppState,
     used: KeyUse,
@@ -191,15 +190,10 @@ async fn run_trigger(
     let (response, verdict) = keyed::run(used.clone(), None, run_rendered(next.clone(), request, grpc)).await;
     match verdict {
         Some(KeyVerdict::Taken(claim)) => answer_claim(claim, &used),
-        Some(verdict) => {
-            let (parts, body, trailers) = collect(response).await?;
-            if !retried_by_clients(parts.status, &parts.headers, trailers.as_ref(), grpc) {
-                state.key_answers.add(used, stored_answer(&parts, &body, trailers.as_ref()));
-            }
-            let mut response = Response::from_parts(parts, answer_body(body, trailers));
-            if verdict == KeyVerdict::Reused {
-                response.headers_mut().insert(REPLAY_HEADER, HeaderValue::from_static("true"));
-            }
+        Some(KeyVerdict::Stored) => Ok(response),
+        Some(KeyVerdict::Reused) => {
+            let mut response = response;
+            response.headers_mut().insert(REPLAY_HEADER, HeaderValue::from_static("true"));
             Ok(response)
         }
         // Refused before anything was stored (a 4xx, or an outcome such as an inactive workflow), or
