@@ -48,8 +48,8 @@ pub enum Claim {
     Fresh,
     /// The same request ran before: its answer.
     Done(StoredAnswer),
-    /// The same request, a trigger, was stored before but its answer was not (the process stopped
-    /// in between): the trigger's outcome, to be answered again.
+    /// The same request, a trigger, was stored before with its outcome alone (a keyed trigger's row
+    /// keeps no rendered answer): the outcome, to be answered again.
     Unanswered(Value),
     /// A request with this key is running (in any process).
     InFlight,

@@ -20,7 +20,7 @@ use crate::error::{AppError, AppResult};
 pub enum KeyVerdict {
     /// The key was free: the trigger was stored (or refused) with its outcome in the key's row.
     Stored,
-    /// The key held this same trigger's outcome, stored earlier without its answer: that outcome was
+    /// The key held this same trigger's outcome, stored by an earlier request: that outcome was
     /// answered again and nothing was stored.
     Reused,
     /// The key is held by a request in flight, answered already, or another request's: nothing was
