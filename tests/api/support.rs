@@ -210,13 +210,22 @@ impl TestServer {
     /// `start_worker_process` with a pool of `connections`, two of which the process's LISTENs hold for
     /// good (the workers' wake channel, the inbox events).
     pub async fn start_worker_process_with_connections(&self, connections: usize) -> WorkerProcess {
+        self.start_worker_process_with(connections, Duration::from_secs(30)).await
+    }
+
+    /// `start_worker_process` with leases of `lease` on its jobs and fan-outs.
+    pub async fn start_worker_process_with_lease(&self, lease: Duration) -> WorkerProcess {
+        self.start_worker_process_with(8, lease).await
+    }
+
+    async fn start_worker_process_with(&self, connections: usize, lease: Duration) -> WorkerProcess {
         let pool = build_pool(&self.database_url, connections).expect("pool");
         let settings = WorkerSettings {
             concurrency: 1,
             claims: 1,
             batch_size: 50,
             backlog_batch_size: 200,
-            lease: Duration::from_secs(30),
+            lease,
             poll_interval: Duration::from_millis(200),
             providers: Default::default(),
             public_url: None,

@@ -131,7 +131,10 @@ pub async fn run_fanouts(shared: Arc<WorkerShared>, wake: Arc<Notify>, mut stop:
         let room = tasks.len() < FANOUTS_AT_ONCE;
         if room && Instant::now() >= claim_at {
             let claimed = match shared.pool.get().await {
-                Ok(mut conn) => claim(&mut conn, &shared.owner, shared.engine.clock.now(), lease(&shared)).await,
+                Ok(mut conn) => {
+                    let held: Vec<Uuid> = expanding.values().copied().collect();
+                    claim(&mut conn, &shared.owner, shared.engine.clock.now(), lease(&shared), &held).await
+                }
                 Err(error) => Err(error.into()),
             };
             match claimed {
@@ -306,17 +309,22 @@ fn lease(shared: &WorkerShared) -> TimeDelta {
     TimeDelta::from_std(shared.settings.lease).unwrap_or(TimeDelta::seconds(60))
 }
 
-/// Claims the fan-out due first (a new one, or one whose worker's lease expired).
+/// Claims the fan-out due first (a new one, or one whose worker's lease expired), other than those
+/// this process is expanding (`expanding`). A page slower than the lease lets the lease lapse before the
+/// page extends it; this process's next claim would then take the fan-out it is expanding a second
+/// time, under the same name, and expand it twice at once (seen in CI: a 2-second lease, a loaded
+/// machine).
 async fn claim(
     conn: &mut AsyncPgConnection,
     owner: &str,
     now: DateTime<Utc>,
     lease: TimeDelta,
+    expanding: &[Uuid],
 ) -> AppResult<Option<Claimed>> {
     Ok(diesel::sql_query(
         "WITH due AS (
              SELECT id FROM topic_fanouts
-             WHERE status IN ('queued', 'running') AND run_at <= $1
+             WHERE status IN ('queued', 'running') AND run_at <= $1 AND id <> ALL($4)
              ORDER BY run_at
              LIMIT 1
              FOR UPDATE SKIP LOCKED
@@ -331,6 +339,7 @@ async fn claim(
     .bind::<Timestamptz, _>(now)
     .bind::<Timestamptz, _>(now + lease)
     .bind::<Text, _>(owner)
+    .bind::<Array<SqlUuid>, _>(expanding)
     .get_result(conn)
     .await
     .optional()?)

@@ -246,6 +246,29 @@ async fn a_20000_member_topic_is_expanded_to_one_notification_and_its_jobs_per_m
     assert_eq!(progress, json!({"status": "completed", "attempts": 1}));
 }
 
+/// A fan-out whose lease lapses while its process expands it (pages slower than the lease) is not
+/// claimed again by that process: claimed twice under one name, it was expanded twice at once.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_process_does_not_claim_again_the_fan_out_it_is_expanding() {
+    const MEMBERS: i64 = 5_000;
+    let server = TestServer::start_api_only().await;
+    create_workflow(&server, "crowded", json!([in_app_step()])).await;
+    {
+        let mut conn = server.pool.get().await.unwrap();
+        seed_topic(&mut conn, server.environment_id, "crowd", MEMBERS).await;
+    }
+    let transaction_id =
+        trigger_processed(&server, json!({"name": "crowded", "to": {"type": "Topic", "topicKey": "crowd"}})).await;
+    // A lease that has lapsed whenever the claimer looks: only "this process is expanding it" keeps
+    // the claimer off the fan-out.
+    let _worker = server.start_worker_process_with_lease(Duration::from_millis(1)).await;
+    wait_until_fanned_out(&server).await;
+    assert_eq!(count(&server, "topic_fanouts WHERE attempts = 1").await, 1, "claimed once");
+    let per_member = recipients_of(&server, &transaction_id).await;
+    assert_eq!(per_member.len() as i64, MEMBERS);
+    assert!(per_member.iter().all(|(_, n)| *n == 1), "no member twice");
+}
+
 /// A fan-out's claim that commits but whose answer is lost (the connection cut in between) is given
 /// back at once, as any failed fan-out is, instead of waiting out its 30 s lease.
 #[tokio::test(flavor = "multi_thread")]
