@@ -244,3 +244,13 @@ impl SlowChatReceiver {
         AtomicUsize::load(&self.most_at_once, Ordering::SeqCst)
     }
 }
+
+/// The process id of the PostgreSQL backend serving `conn`.
+pub async fn backend_pid(conn: &mut diesel_async::AsyncPgConnection) -> i32 {
+    #[derive(QueryableByName)]
+    struct Backend {
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        pid: i32,
+    }
+    diesel::sql_query("SELECT pg_backend_pid() AS pid").get_result::<Backend>(conn).await.unwrap().pid
+}

@@ -430,16 +430,6 @@ async fn a_subscriber_deleted_and_created_again_is_notified_on_its_live_row() {
     assert_eq!(count(&server, "subscribers WHERE subscriber_id = 'ada'").await, 3);
 }
 
-#[derive(diesel::QueryableByName)]
-struct Backend {
-    #[diesel(sql_type = diesel::sql_types::Integer)]
-    pid: i32,
-}
-
-async fn backend_pid(conn: &mut AsyncPgConnection) -> i32 {
-    diesel::sql_query("SELECT pg_backend_pid() AS pid").get_result::<Backend>(conn).await.unwrap().pid
-}
-
 /// A pipelined transaction's `BEGIN` is not known to diesel-async's transaction manager: a connection
 /// given back to the pool before the transaction ended (a panic mid-batch) must be discarded, not lent
 /// out again inside the open transaction; one whose transaction ended is lent out again.

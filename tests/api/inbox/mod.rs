@@ -25,6 +25,7 @@ use sha2::Sha256;
 use uuid::Uuid;
 
 use crate::activity_fixtures::{message, subscriber, workflow, Env, MessageSpec};
+use crate::engine::fixtures::backend_pid;
 use crate::support::{http_client, read_json, TestServer};
 
 /// An environment with an active in-app integration (credentials as given), subscribers ada and bob,
@@ -170,8 +171,7 @@ pub async fn bulk_while_one_arrives(inbox: &Inbox, path: &str) -> (Uuid, Uuid) {
         holder
             .transaction::<_, diesel::result::Error, _>(async |conn| {
                 messages::table.find(present).select(messages::id).for_update().load::<Uuid>(conn).await?;
-                let pid = diesel::select(backend_pid()).get_result(conn).await?;
-                held_tx.send(pid).unwrap();
+                held_tx.send(backend_pid(conn).await).unwrap();
                 release.await.unwrap();
                 Ok(())
             })
@@ -199,8 +199,6 @@ pub async fn bulk_while_one_arrives(inbox: &Inbox, path: &str) -> (Uuid, Uuid) {
     assert_eq!(running.await.unwrap(), 204);
     (present, arrived)
 }
-
-diesel::define_sql_function!(#[sql_name = "pg_backend_pid"] fn backend_pid() -> diesel::sql_types::Integer);
 
 /// Waits until a statement of another connection waits for a lock that the backend `holder_pid` holds.
 async fn wait_until_blocked_by(server: &TestServer, holder_pid: i32) {
