@@ -69,24 +69,23 @@ impl<'a> Recipients<'a> {
         self.recipients.push(Recipient { template, notification_id: Uuid::now_v7(), subscriber_id, to_recipient });
     }
 
-    /// How many recipients (notifications) there are.
-    pub fn count(&self) -> usize {
-        self.recipients.len()
+    /// Inserts the notifications of a trigger batch and their jobs, in one statement. The batch's
+    /// transaction claimed every transactionId of its triggers, so none of these notifications can
+    /// exist already: one that did would fail the statement (a unique violation), never be skipped.
+    pub async fn insert(&self, conn: &AsyncPgConnection) -> AppResult<()> {
+        self.store(conn, FirstSteps::Stored, Existing::Impossible).await?;
+        Ok(())
     }
 
     /// Inserts the notification of each recipient whose trigger (environment, transactionId) has none
-    /// for its subscriber yet (a topic member reached twice, a page expanded again after a crash), and
-    /// the jobs of each notification inserted, in one statement; returns how many were inserted.
-    pub async fn insert(&self, conn: &AsyncPgConnection) -> AppResult<usize> {
-        Ok(self.store(conn, FirstSteps::Stored).await?.len())
-    }
-
-    /// Inserts as [`Self::insert`] does, except the first job of each notification inserted when its
-    /// step runs in the database (in-app, delay: `JobKind::runs_in_database`): those are returned, as
-    /// they would have been stored, for the caller to run in this transaction and insert finished
+    /// for its subscriber yet (a topic member also named directly, a page expanded again after a crash),
+    /// and the jobs of each notification inserted, except the first job of each when its step runs in
+    /// the database (in-app, delay: `JobKind::runs_in_database`): those are returned, as they would
+    /// have been stored, for the caller to run in this transaction and insert finished
     /// (`worker::run_in_database`, `JobsAre::New`). Returns how many notifications were inserted.
     pub async fn insert_holding_first_steps(&self, conn: &mut AsyncPgConnection) -> AppResult<(usize, Vec<Job>)> {
-        let inserted: HashSet<Uuid> = self.store(conn, FirstSteps::HeldWhenInDatabase).await?.into_iter().collect();
+        let inserted: HashSet<Uuid> =
+            self.store(conn, FirstSteps::HeldWhenInDatabase, Existing::Skipped).await?.into_iter().collect();
         let held = self
             .recipients
             .iter()
@@ -97,7 +96,12 @@ impl<'a> Recipients<'a> {
     }
 
     /// The notifications and jobs in one statement; returns the ids of the notifications inserted.
-    async fn store(&self, mut conn: &AsyncPgConnection, first_steps: FirstSteps) -> AppResult<Vec<Uuid>> {
+    async fn store(
+        &self,
+        mut conn: &AsyncPgConnection,
+        first_steps: FirstSteps,
+        existing: Existing,
+    ) -> AppResult<Vec<Uuid>> {
         if self.recipients.is_empty() {
             return Ok(Vec::new());
         }
@@ -105,7 +109,10 @@ impl<'a> Recipients<'a> {
             notifications: NotificationRows::of(&self.templates, &self.recipients),
             jobs: JobRows::of(&self.templates, &self.recipients, first_steps),
         };
-        Ok(rows.load::<Uuid>(&mut conn).await?)
+        Ok(match existing {
+            Existing::Skipped => rows.load::<Uuid>(&mut conn).await?,
+            Existing::Impossible => NewRecipientRows(rows).load::<Uuid>(&mut conn).await?,
+        })
     }
 
     /// The job of `recipient`'s first step as the insert stores it (due at the trigger's acceptance),
@@ -158,9 +165,16 @@ fn first_step_in_database(template: &EventTemplate) -> Option<JobKind> {
     kind.runs_in_database().then_some(kind)
 }
 
+/// Whether a recipient's notification may already exist, and is then skipped with its jobs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Existing {
+    Skipped,
+    Impossible,
+}
+
 /// The notifications and their jobs, one statement (one round trip of the batch's transaction fewer
 /// than a statement each): the jobs are inserted for the notifications the statement inserted, which
-/// it returns.
+/// it returns. A notification that exists already is skipped.
 struct RecipientRows<'a> {
     notifications: NotificationRows<'a>,
     jobs: JobRows<'a>,
@@ -168,16 +182,43 @@ struct RecipientRows<'a> {
 
 static_query_id!(RecipientRows, SqlUuid);
 
+impl RecipientRows<'_> {
+    fn push_statement<'b>(&'b self, out: &mut AstPass<'_, 'b, Pg>, existing: Existing) -> QueryResult<()> {
+        out.push_sql("WITH ");
+        self.jobs.push_snapshots(out)?;
+        out.push_sql(", notified AS (");
+        self.notifications.push_insert(out)?;
+        if existing == Existing::Skipped {
+            out.push_sql(" ON CONFLICT (environment_id, transaction_id, subscriber_id) DO NOTHING");
+        }
+        out.push_sql(" RETURNING id), stored_jobs AS (");
+        self.jobs.push_insert(out)?;
+        if existing == Existing::Skipped {
+            out.push_sql(" WHERE r.notification_id IN (SELECT id FROM notified)");
+        }
+        out.push_sql(") SELECT id FROM notified");
+        Ok(())
+    }
+}
+
 impl QueryFragment<Pg> for RecipientRows<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        out.push_sql("WITH ");
-        self.jobs.push_snapshots(&mut out)?;
-        out.push_sql(", notified AS (");
-        self.notifications.push_insert(&mut out)?;
-        out.push_sql("), stored_jobs AS (");
-        self.jobs.push_insert(&mut out)?;
-        out.push_sql(" WHERE r.notification_id IN (SELECT id FROM notified)) SELECT id FROM notified");
-        Ok(())
+        self.push_statement(&mut out, Existing::Skipped)
+    }
+}
+
+/// [`RecipientRows`] none of which can exist already (a type of its own, as its text differs: diesel
+/// caches a prepared statement by type): the insert has no conflict clause, and every job is inserted.
+/// PostgreSQL inserts a row under a conflict clause speculatively (a probe of the unique index first, a
+/// lock, one more WAL record to confirm the row): 5% of its CPU a one-recipient trigger (`perf`,
+/// docs/performance.md).
+struct NewRecipientRows<'a>(RecipientRows<'a>);
+
+static_query_id!(NewRecipientRows, SqlUuid);
+
+impl QueryFragment<Pg> for NewRecipientRows<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        self.0.push_statement(&mut out, Existing::Impossible)
     }
 }
 
@@ -274,7 +315,8 @@ impl<'a> NotificationRows<'a> {
 }
 
 impl NotificationRows<'_> {
-    /// `INSERT … RETURNING id` of the notifications not stored yet.
+    /// `INSERT … SELECT … FROM unnest(…) AS r(…)` of the notifications, to which the caller adds its
+    /// conflict clause and `RETURNING`.
     fn push_insert<'b>(&'b self, out: &mut AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         const AT: &str = "r.template";
         out.push_sql("INSERT INTO notifications (id, subscriber_id, to_recipient, ");
@@ -304,10 +346,7 @@ impl NotificationRows<'_> {
         bind_arrays!(out;
             SqlUuid: self.id, Int4: self.template, SqlUuid: self.subscriber_id, Jsonb: self.to_recipient,
         );
-        out.push_sql(
-            ") AS r(id, template, subscriber_id, to_recipient) \
-             ON CONFLICT (environment_id, transaction_id, subscriber_id) DO NOTHING RETURNING id",
-        );
+        out.push_sql(") AS r(id, template, subscriber_id, to_recipient)");
         Ok(())
     }
 }

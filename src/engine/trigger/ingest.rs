@@ -452,11 +452,7 @@ async fn store_fanout(
     }
     let templates = templates_of(stored, &tenant_ids, &subscriber_ids);
     let recipients = recipients_of(stored, &templates, &subscriber_ids);
-    // Every transactionId here was claimed by this transaction, so no notification can exist already;
-    // one skipped anyway would be a trigger acknowledged to a recipient who never gets it.
-    if recipients.insert(conn).await? != recipients.count() {
-        return Err(AppError::internal("a notification of a newly claimed transactionId already existed"));
-    }
+    recipients.insert(conn).await?;
     store::insert_topic_fanouts(conn, &store::topic_fanouts_of(stored, &templates, &subscriber_ids)?).await
 }
 
