@@ -13,6 +13,7 @@ mod pipelined;
 pub mod request;
 pub(crate) mod store;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
@@ -238,7 +239,10 @@ fn refusal(workflow: &StoredWorkflow) -> Option<TriggerStatus> {
 }
 
 /// Runs each trigger of a bulk request on its own: one's failure (even a 4xx) is its result and
-/// does not undo the others. They are queued together, so they usually share a batch.
+/// does not undo the others. They are queued together, so they usually share a batch. Triggers that
+/// give the same transactionId run one after another in the request's order, so the first of them that
+/// is stored claims it: run together, the later one's checks could finish first (its workflow read
+/// from the cache while the earlier one's was read from the database) and claim it instead.
 pub async fn trigger_bulk(
     pool: &DbPool,
     engine: &EngineContext,
@@ -252,8 +256,29 @@ pub async fn trigger_bulk(
             requests.len(),
         ));
     }
-    let triggers = requests.into_iter().map(|request| trigger_event(pool, engine, tenant, request));
-    Ok(futures_util::future::join_all(triggers).await)
+    let mut in_turn: Vec<Vec<(usize, TriggerRequest)>> = Vec::new();
+    let mut turn_of: HashMap<String, usize> = HashMap::new();
+    for (index, request) in requests.into_iter().enumerate() {
+        let turn = match &request.transaction_id {
+            Some(id) => *turn_of.entry(id.clone()).or_insert(in_turn.len()),
+            None => in_turn.len(),
+        };
+        if turn == in_turn.len() {
+            in_turn.push(Vec::new());
+        }
+        in_turn[turn].push((index, request));
+    }
+    let turns = in_turn.into_iter().map(|requests| async move {
+        let mut outcomes = Vec::with_capacity(requests.len());
+        for (index, request) in requests {
+            outcomes.push((index, trigger_event(pool, engine, tenant, request).await));
+        }
+        outcomes
+    });
+    let mut outcomes: Vec<(usize, AppResult<TriggerOutcome>)> =
+        futures_util::future::join_all(turns).await.into_iter().flatten().collect();
+    outcomes.sort_by_key(|(index, _)| *index);
+    Ok(outcomes.into_iter().map(|(_, outcome)| outcome).collect())
 }
 
 /// What a cancel request stopped.

@@ -336,6 +336,27 @@ async fn cancel_stops_the_jobs_not_yet_run_and_an_unknown_transaction_is_a_404()
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_transaction_id_given_twice_in_one_bulk_trigger_is_claimed_by_the_first() {
+    let server = TestServer::start().await;
+    create_workflow(&server, "cold", json!([in_app_step()])).await;
+    create_workflow(&server, "warm", json!([in_app_step()])).await;
+    // "warm" is in the workflow cache, "cold" is not yet: the later trigger's checks finish first. (The
+    // cache is emptied again when the writes' notifications arrive: "warm" is read after them.)
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    trigger_processed(&server, json!({"name": "warm", "to": "a"})).await;
+    let body = json!({"events": [
+        {"name": "cold", "to": "a", "transactionId": "twice"},
+        {"name": "warm", "to": "b", "transactionId": "twice"}
+    ]});
+    let (status, results) = server.send_json(Method::POST, "/v1/events/trigger/bulk", &body).await;
+    assert_eq!(status, 201, "{results}");
+    assert_eq!(results[0]["status"], "processed", "{results}");
+    assert_eq!(results[1]["status"], "error", "{results}");
+    let stored = count(&server, "notifications n JOIN workflows w ON w.id = n.workflow_id WHERE n.transaction_id = 'twice' AND w.identifier = 'cold'").await;
+    assert_eq!(stored, 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_bulk_trigger_answers_each_trigger_on_its_own() {
     let server = TestServer::start().await;
     create_workflow(&server, "live", json!([in_app_step()])).await;
