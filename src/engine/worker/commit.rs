@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::claim::BatchLease;
+use super::job_updates::write_jobs;
 use super::WorkerShared;
 use crate::db::batch::{begin_batch_transaction, end_batch_transaction, update_by_pairs, update_from_records};
 use crate::db::schema::jobs;
@@ -130,44 +131,6 @@ pub async fn write_outcomes(
     details.extend(record_merges(conn, &merges, now).await?);
     insert_details(conn, &details, now).await?;
     Ok(Written { queued, inbox_bumps })
-}
-
-async fn write_jobs(conn: &mut AsyncPgConnection, outcomes: &[Outcome], now: DateTime<Utc>) -> AppResult<()> {
-    let updates: Vec<Value> = outcomes
-        .iter()
-        .map(|outcome| {
-            json!({
-                "id": outcome.job.id,
-                "status": outcome.status,
-                "run_at": outcome.run_at,
-                "provider_id": outcome.provider_id,
-                "error": outcome.error,
-                "result": outcome.result,
-                "digest": outcome.digest,
-                "digest_key": outcome.digest_key,
-                "digested_into": outcome.digested_into,
-                "schedule_extensions": outcome.schedule_extensions,
-                "attempts": outcome.attempts,
-            })
-        })
-        .collect();
-    update_from_records(
-        conn,
-        "UPDATE jobs AS j
-         SET status = u.status, run_at = COALESCE(u.run_at, j.run_at), provider_id = COALESCE(u.provider_id, j.provider_id),
-             error = u.error, result = COALESCE(u.result, j.result), digest = COALESCE(u.digest, j.digest),
-             digest_key = COALESCE(u.digest_key, j.digest_key), digested_into_job_id = u.digested_into,
-             schedule_extensions_count = COALESCE(u.schedule_extensions, j.schedule_extensions_count),
-             attempts = COALESCE(u.attempts, j.attempts), lease_owner = NULL, updated_at = $2
-         FROM jsonb_to_recordset($1) AS u(id uuid, status text, run_at timestamptz, provider_id text, error text,
-                                          result jsonb, digest jsonb, digest_key text, digested_into uuid,
-                                          schedule_extensions integer, attempts integer)
-         WHERE j.id = u.id",
-        updates,
-        now,
-    )
-    .await?;
-    Ok(())
 }
 
 /// Inserts the jobs of `outcomes`, run before they were stored, as [`write_jobs`] would leave them.

@@ -4,6 +4,7 @@
 
 mod claim;
 mod commit;
+mod job_updates;
 mod release;
 
 use std::sync::Arc;
