@@ -22,9 +22,10 @@ pub async fn write_jobs(conn: &mut AsyncPgConnection, outcomes: &[Outcome], now:
     Ok(())
 }
 
-/// The outcomes column by column. They travelled as one JSON document of records, read by
-/// `jsonb_to_recordset`: parsing it was 3.7% of PostgreSQL's samples while a worker delivered in-app
-/// messages from a backlog (docs/performance.md). A column left `NULL` keeps the job's value.
+/// The outcomes column by column. They travelled as one JSON document of records, built as a map a
+/// job by Herald and read by `jsonb_to_recordset`: parsing it was 3.7% of PostgreSQL's samples while a
+/// worker delivered in-app messages from a backlog, and without it the worker and PostgreSQL took 16%
+/// and 14% less CPU a message (docs/performance.md). A column left `NULL` keeps the job's value.
 struct JobUpdates<'a> {
     now: DateTime<Utc>,
     id: Vec<Uuid>,
