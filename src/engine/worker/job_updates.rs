@@ -50,14 +50,20 @@ impl<'a> JobUpdates<'a> {
             run_at: outcomes.iter().map(|outcome| outcome.run_at).collect(),
             provider_id: outcomes.iter().map(|outcome| outcome.provider_id.as_deref()).collect(),
             error: outcomes.iter().map(|outcome| outcome.error.as_deref()).collect(),
-            result: outcomes.iter().map(|outcome| outcome.result.as_ref()).collect(),
-            digest: outcomes.iter().map(|outcome| outcome.digest.as_ref()).collect(),
+            result: outcomes.iter().map(|outcome| present(&outcome.result)).collect(),
+            digest: outcomes.iter().map(|outcome| present(&outcome.digest)).collect(),
             digest_key: outcomes.iter().map(|outcome| outcome.digest_key.as_deref()).collect(),
             digested_into: outcomes.iter().map(|outcome| outcome.digested_into).collect(),
             schedule_extensions: outcomes.iter().map(|outcome| outcome.schedule_extensions).collect(),
             attempts: outcomes.iter().map(|outcome| outcome.attempts).collect(),
         }
     }
+}
+
+/// A document to write, `None` for a JSON `null` as for none: the records these columns replace turned a
+/// `null` into SQL `NULL`, which keeps the job's value, and so does this.
+fn present(document: &Option<Value>) -> Option<&Value> {
+    document.as_ref().filter(|document| !document.is_null())
 }
 
 static_query_id!(JobUpdates);
