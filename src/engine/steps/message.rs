@@ -5,12 +5,12 @@ use chrono::{DateTime, Utc};
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment};
-use diesel::sql_types::{Bool, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{Bool, Int4, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::db::unnest::{bind_arrays, static_query_id};
+use crate::db::unnest::{bind_arrays, static_query_id, TextLists};
 use crate::domain::inbox::{InboxMessage, INBOX_CHANNEL};
 use crate::engine::jobs::Job;
 
@@ -152,8 +152,7 @@ struct MessageColumns<'a> {
     email: Vec<Option<&'a str>>,
     phone: Vec<Option<&'a str>>,
     direct_webhook_url: Vec<Option<&'a str>>,
-    // Each row's text array travels as JSON (a PostgreSQL array has one length for all its elements).
-    device_tokens: Vec<Value>,
+    device_tokens: TextLists<'a>,
     provider_id: Vec<Option<&'a str>>,
     status: Vec<&'a str>,
     error_id: Vec<Option<&'a str>>,
@@ -186,7 +185,7 @@ impl<'a> MessageColumns<'a> {
             email: rows.iter().map(|row| row.email.as_deref()).collect(),
             phone: rows.iter().map(|row| row.phone.as_deref()).collect(),
             direct_webhook_url: rows.iter().map(|row| row.direct_webhook_url.as_deref()).collect(),
-            device_tokens: rows.iter().map(|row| Value::from(row.device_tokens.clone())).collect(),
+            device_tokens: TextLists::of(rows.iter().map(|row| row.device_tokens.as_slice())),
             provider_id: rows.iter().map(|row| row.provider_id.as_deref()).collect(),
             status: rows.iter().map(|row| row.status).collect(),
             error_id: rows.iter().map(|row| row.error_id.as_deref()).collect(),
@@ -208,8 +207,11 @@ impl QueryFragment<Pg> for MessageColumns<'_> {
              error_id, error_text, delivered_at, created_at, updated_at) \
              SELECT id, environment_id, organization_id, notification_id, job_id, subscriber_id, workflow_id, \
              step_id, template_identifier, channel, transaction_id, subject, content, title, cta, payload, \
-             overrides, actor, email, phone, direct_webhook_url, \
-             ARRAY(SELECT jsonb_array_elements_text(device_tokens)), provider_id, status, error_id, error_text, \
+             overrides, actor, email, phone, direct_webhook_url, ",
+        );
+        self.device_tokens.push_slice(&mut out, "tokens_from", "tokens_to")?;
+        out.push_sql(
+            ", provider_id, status, error_id, error_text, \
              CASE WHEN delivered THEN ARRAY[created_at] ELSE '{}' END, created_at, created_at \
              FROM unnest(",
         );
@@ -221,14 +223,14 @@ impl QueryFragment<Pg> for MessageColumns<'_> {
             Nullable<Text>: self.subject, Nullable<Jsonb>: self.content, Nullable<Text>: self.title,
             Jsonb: self.cta, Jsonb: self.payload, Jsonb: self.overrides, Nullable<Jsonb>: self.actor,
             Nullable<Text>: self.email, Nullable<Text>: self.phone, Nullable<Text>: self.direct_webhook_url,
-            Jsonb: self.device_tokens, Nullable<Text>: self.provider_id, Text: self.status,
+            Int4: self.device_tokens.from, Int4: self.device_tokens.to, Nullable<Text>: self.provider_id, Text: self.status,
             Nullable<Text>: self.error_id, Nullable<Text>: self.error_text, Bool: self.delivered,
             Timestamptz: self.created_at,
         );
         out.push_sql(
             ") AS m(id, environment_id, organization_id, notification_id, job_id, subscriber_id, workflow_id, \
              step_id, template_identifier, channel, transaction_id, subject, content, title, cta, payload, \
-             overrides, actor, email, phone, direct_webhook_url, device_tokens, provider_id, status, error_id, \
+             overrides, actor, email, phone, direct_webhook_url, tokens_from, tokens_to, provider_id, status, error_id, \
              error_text, delivered, created_at) \
              ON CONFLICT (job_id) DO NOTHING RETURNING id",
         );

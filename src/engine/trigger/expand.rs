@@ -18,15 +18,14 @@ use std::collections::{BTreeMap, HashSet};
 use chrono::{DateTime, Utc};
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, QueryFragment};
-use diesel::serialize::ToSql;
-use diesel::sql_types::{Array, Bool, HasSqlType, Int4, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{Array, Bool, Int4, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel::QueryResult;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use serde_json::Value;
 use uuid::Uuid;
 
 use super::fanout::EventTemplate;
-use crate::db::unnest::{bind_arrays, static_query_id};
+use crate::db::unnest::{bind_arrays, push_subscripted, static_query_id, TextLists};
 use crate::engine::jobs::{self, Job};
 use crate::error::AppResult;
 use crate::workflow::{JobKind, JobStatus, StepSnapshot, INTERNAL_PROVIDER};
@@ -222,20 +221,6 @@ impl QueryFragment<Pg> for NewRecipientRows<'_> {
     }
 }
 
-/// Binds `array` read at the row's template: `($n)[<index>]`.
-fn push_subscripted<'b, ST, U>(out: &mut AstPass<'_, 'b, Pg>, array: &'b U, index: &str) -> QueryResult<()>
-where
-    Pg: HasSqlType<ST>,
-    U: ToSql<ST, Pg> + ?Sized,
-{
-    out.push_sql("(");
-    out.push_bind_param::<ST, U>(array)?;
-    out.push_sql(")[");
-    out.push_sql(index);
-    out.push_sql("]");
-    Ok(())
-}
-
 /// What both a notification and its jobs copy from the template, in the order of [`Shared::COLUMNS`].
 struct Shared<'a> {
     environment_id: Vec<Uuid>,
@@ -272,44 +257,6 @@ impl<'a> Shared<'a> {
         push_subscripted::<Array<Timestamptz>, _>(out, &self.accepted_at, at)?;
         out.push_sql(", ");
         push_subscripted::<Array<Timestamptz>, _>(out, &self.accepted_at, at)
-    }
-}
-
-/// A text list per template (tags, channels), all in one flat array: a PostgreSQL array has one length
-/// for all its elements, so the lists cannot be the elements of one. Template `i`'s list is the slice
-/// `flat[from[i]:to[i]]` (empty when `from` is past `to`). They travelled as JSON lists, each turned
-/// into `text[]` by a subquery per row: most of why a batch's statement took 105 µs of PostgreSQL's
-/// time a one-recipient trigger instead of 78 (docs/performance.md).
-struct TextLists<'a> {
-    flat: Vec<&'a str>,
-    from: Vec<i32>,
-    to: Vec<i32>,
-}
-
-impl<'a> TextLists<'a> {
-    fn of(lists: impl ExactSizeIterator<Item = &'a [String]>) -> Self {
-        let mut text_lists =
-            Self { flat: Vec::new(), from: Vec::with_capacity(lists.len()), to: Vec::with_capacity(lists.len()) };
-        for list in lists {
-            let from =
-                i32::try_from(text_lists.flat.len() + 1).expect("a batch's lists hold far fewer than 2^31 texts");
-            text_lists.flat.extend(list.iter().map(String::as_str));
-            text_lists.from.push(from);
-            text_lists.to.push(from + list.len() as i32 - 1);
-        }
-        text_lists
-    }
-
-    /// The list of the row's template `at`: `($flat)[($from)[at]:($to)[at]]`.
-    fn push_list<'b>(&'b self, out: &mut AstPass<'_, 'b, Pg>, at: &str) -> QueryResult<()> {
-        out.push_sql("(");
-        out.push_bind_param::<Array<Text>, _>(&self.flat)?;
-        out.push_sql(")[");
-        push_subscripted::<Array<Int4>, _>(out, &self.from, at)?;
-        out.push_sql(":");
-        push_subscripted::<Array<Int4>, _>(out, &self.to, at)?;
-        out.push_sql("]");
-        Ok(())
     }
 }
 
@@ -518,20 +465,5 @@ impl JobRows<'_> {
         );
         out.push_sql(") AS r(id, notification_id, subscriber_id, template, template_job, position)");
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_templates_text_list_is_a_slice_of_the_flat_array_and_an_empty_one_ends_before_it_starts() {
-        let lists = [vec!["a".to_string(), "b".to_string()], vec![], vec!["c".to_string()], vec![]];
-        let text_lists = TextLists::of(lists.iter().map(Vec::as_slice));
-        assert_eq!(text_lists.flat, ["a", "b", "c"]);
-        // PostgreSQL slices from 1, bounds included; `flat[3:2]` and `flat[4:3]` are empty arrays.
-        assert_eq!(text_lists.from, [1, 3, 3, 4]);
-        assert_eq!(text_lists.to, [2, 2, 3, 3]);
     }
 }
