@@ -203,7 +203,13 @@ def main():
         page.locator("herald-inbox .open-preferences").click()
         email = page.locator('herald-inbox .preferences input[name="email"]')
         expect(email).to_be_checked(timeout=TIMEOUT_MS)
-        email.uncheck()
+        # The box unchecks at once; the save is the page's PATCH, answered later: read after its answer.
+        with page.expect_response(
+            lambda response: response.url.endswith("/v1/inbox/preferences") and response.request.method == "PATCH",
+            timeout=TIMEOUT_MS,
+        ) as saved:
+            email.uncheck()
+        assert saved.value.ok, f"the preferences PATCH answered {saved.value.status}"
         expect(email).not_to_be_checked()
         preferences = api("GET", f"/v2/subscribers/{SUBSCRIBER}/preferences")
         global_channels = json.dumps(preferences)
