@@ -1,5 +1,6 @@
-//! Set-based inserts through `unnest`: a batch is bound as one array per column and inserted with
-//! `INSERT … SELECT * FROM unnest($1, $2, …)`. The statement's text is the same for every batch, so
+//! Set-based writes through `unnest`: a batch is bound as one array per column and read as rows with
+//! `unnest($1, $2, …)`, whether inserted (`INSERT … SELECT * FROM unnest(…)`) or joined to the rows it
+//! updates (`UPDATE … FROM unnest(…)`). The statement's text is the same for every batch, so
 //! diesel prepares it once per connection (its `QueryId` is static) and PostgreSQL plans a handful of
 //! parameters. A multi-row `VALUES` insert is a new statement for every row count, parsed and planned
 //! with one parameter per cell on every run: 56,000 for the 2,000 jobs of a 1,000-recipient fan-out page.

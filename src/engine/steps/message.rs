@@ -223,15 +223,15 @@ impl QueryFragment<Pg> for MessageColumns<'_> {
             Nullable<Text>: self.subject, Nullable<Jsonb>: self.content, Nullable<Text>: self.title,
             Jsonb: self.cta, Jsonb: self.payload, Jsonb: self.overrides, Nullable<Jsonb>: self.actor,
             Nullable<Text>: self.email, Nullable<Text>: self.phone, Nullable<Text>: self.direct_webhook_url,
-            Int4: self.device_tokens.from, Int4: self.device_tokens.to, Nullable<Text>: self.provider_id, Text: self.status,
-            Nullable<Text>: self.error_id, Nullable<Text>: self.error_text, Bool: self.delivered,
+            Int4: self.device_tokens.from, Int4: self.device_tokens.to, Nullable<Text>: self.provider_id,
+            Text: self.status, Nullable<Text>: self.error_id, Nullable<Text>: self.error_text, Bool: self.delivered,
             Timestamptz: self.created_at,
         );
         out.push_sql(
             ") AS m(id, environment_id, organization_id, notification_id, job_id, subscriber_id, workflow_id, \
              step_id, template_identifier, channel, transaction_id, subject, content, title, cta, payload, \
-             overrides, actor, email, phone, direct_webhook_url, tokens_from, tokens_to, provider_id, status, error_id, \
-             error_text, delivered, created_at) \
+             overrides, actor, email, phone, direct_webhook_url, tokens_from, tokens_to, provider_id, status, \
+             error_id, error_text, delivered, created_at) \
              ON CONFLICT (job_id) DO NOTHING RETURNING id",
         );
         Ok(())
