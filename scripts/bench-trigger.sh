@@ -3,7 +3,8 @@
 # rate of a request Herald refuses without the database (GET /v1/environments/me without a key: 401),
 # measured in the same run: the machine is noisy, ratios are not.
 #   1. the 401 baseline and an authenticated read (the cost of authentication);
-#   2. durable ingest: triggers of the seeded in-app `welcome` workflow over REST and gRPC, closed loop
+#   2. after a warm-up (5,000 triggers, then ANALYZE), durable ingest with the workers delivering
+#      beside it: triggers of the seeded in-app `welcome` workflow over REST and gRPC, closed loop
 #      (without and with a fresh Idempotency-Key per trigger), and REST open loop at 2,000/s (latency
 #      from each trigger's scheduled time);
 #   3. delivery: the in-app messages of the REST run, from its first trigger to its last message, and
@@ -40,6 +41,15 @@ requests=$((50000 * scale))
 triggers=$((20000 * scale))
 unauthenticated=$(figure .triggers.accepted_per_s --request unauthenticated --concurrency 128 --triggers "$requests")
 read=$(figure .triggers.accepted_per_s --request read --concurrency 128 --triggers "$requests")
+
+# A warm-up, as bench-compare.sh and bench-ingest.sh run it: the first batches plan their statements and
+# grow the tables, and ANALYZE gives the planner the statistics a running service has (autovacuum takes
+# the first ones up to a minute after the tables fill). Without it, the load generator's checks of the
+# REST run (listings of 100 transactionIds) ran on tables without statistics, 50–70 ms each, and most
+# of the PostgreSQL CPU per trigger it reported was theirs (docs/performance.md).
+"$target/release/loadgen" --url "$url" --protocol rest --concurrency 128 --triggers $((5000 * scale)) \
+  --wait-timeout-secs 600 >/dev/null 2>&1
+psql -qAt "$database_url" -c "ANALYZE" >/dev/null
 
 herald_before=$(herald_ticks)
 postgres_before=$(postgres_ticks)
