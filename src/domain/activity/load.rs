@@ -1,6 +1,7 @@
 //! Completes a page of notification rows with their subscribers, workflows, jobs, execution details
 //! and topics: batched lookups (`= ANY`), whatever the size of the page. Each notification's trigger
-//! job is rendered from the notification (see [`super::trigger_job`]).
+//! job is rendered from the notification (see [`super::trigger_job`]), and a delivered in-app
+//! message's details from its job (see [`super::in_app_details`]).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -9,6 +10,7 @@ use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
 
+use super::in_app_details::rendered_details;
 use super::trigger_job::trigger_job;
 use super::{ActivityJob, ActivityJobRow, Event, EventTopic, ExecutionDetailRow, NotificationRow};
 use crate::db::schema::{execution_details, jobs, notifications, step_snapshots, topic_fanouts, topics};
@@ -68,7 +70,7 @@ pub(super) async fn assemble(
     }
     let mut jobs_by_event: HashMap<Uuid, Vec<ActivityJob>> = HashMap::new();
     for row in job_rows {
-        let details = details_by_job.remove(&row.id).unwrap_or_default();
+        let details = details_by_job.remove(&row.id).unwrap_or_else(|| rendered_details(&row));
         jobs_by_event.entry(row.notification_id).or_default().push(ActivityJob { row, details });
     }
 

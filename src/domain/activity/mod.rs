@@ -5,6 +5,7 @@
 //! page is one query, then one batched query each for the subscribers, the workflows (and their
 //! steps), the jobs and the execution details of everything on the page.
 
+mod in_app_details;
 mod list;
 mod load;
 mod trigger_job;
@@ -92,6 +93,26 @@ pub struct ExecutionDetailRow {
     pub provider_id: Option<String>,
     pub raw: Option<String>,
     pub created_at: DateTime<Utc>,
+}
+
+impl ExecutionDetailRow {
+    /// A stage the activity API renders instead of reading it (a trigger job's, a delivered in-app
+    /// message's): the engine's internal success, by `provider_id`, at `created_at`.
+    fn rendered(id: Uuid, job_id: Uuid, detail: String, provider_id: &str, created_at: DateTime<Utc>) -> Self {
+        Self {
+            id,
+            job_id,
+            // The spellings of the engine's `DetailStatus::Success` and `DetailSource::Internal`.
+            status: "Success".to_string(),
+            detail,
+            source: "Internal".to_string(),
+            is_retry: false,
+            is_test: false,
+            provider_id: Some(provider_id.to_string()),
+            raw: None,
+            created_at,
+        }
+    }
 }
 
 /// A job with its execution details, oldest first.

@@ -42,18 +42,12 @@ pub(super) fn trigger_job(
         schedule_extensions_count: 0,
         updated_at: notification.created_at,
     };
-    let detail = ExecutionDetailRow {
-        id: Uuid::new_v5(&notification.id, b"trigger job detail"),
+    let detail = ExecutionDetailRow::rendered(
+        Uuid::new_v5(&notification.id, b"trigger job detail"),
         job_id,
-        // The spellings of the engine's `DetailStatus::Success` and `DetailSource::Internal`.
-        status: "Success".to_string(),
-        detail: triggered_text(workflow_identifier, subscriber_key),
-        source: "Internal".to_string(),
-        is_retry: false,
-        is_test: false,
-        provider_id: Some(INTERNAL_PROVIDER.to_string()),
-        raw: None,
-        created_at: notification.created_at,
-    };
+        triggered_text(workflow_identifier, subscriber_key),
+        INTERNAL_PROVIDER,
+        notification.created_at,
+    );
     ActivityJob { row, details: vec![detail] }
 }

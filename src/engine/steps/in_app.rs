@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use super::message::{MessageStatus, NewMessage};
 use super::{content, Outcome, StepInput};
-use crate::engine::details::{Detail, DetailSource, DetailStatus};
+use crate::engine::details::DetailSource;
 use crate::workflow::{StepKind, INTERNAL_PROVIDER};
 
 pub fn run(input: &StepInput<'_>) -> Outcome {
@@ -31,11 +31,9 @@ pub fn run(input: &StepInput<'_>) -> Outcome {
         .map_or(INTERNAL_PROVIDER.to_string(), |integration| integration.row.provider_id.clone());
     let message_id = Uuid::now_v7();
     let (template_identifier, actor) = input.message_origin();
-    let mut outcome = Outcome::completed(job)
-        .detail(Detail::internal(job, DetailStatus::Success, "In-app message created").with_provider(&provider_id))
-        .detail(
-            Detail::internal(job, DetailStatus::Success, "Message sent to the in-app feed").with_provider(&provider_id),
-        );
+    // No execution detail is stored: the activity API renders a completed in-app job's two from the
+    // job (`domain::activity::in_app_details`).
+    let mut outcome = Outcome::completed(job);
     outcome.provider_id = Some(provider_id.clone());
     outcome.result = Some(serde_json::json!({ "messageId": message_id, "status": "sent" }));
     outcome.new_message = Some(NewMessage {

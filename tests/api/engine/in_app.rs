@@ -62,6 +62,19 @@ async fn a_trigger_delivers_one_rendered_in_app_message_and_records_every_stage(
     let in_app = job(event, "in_app");
     assert_eq!(in_app["step"]["_id"], workflow["steps"][0]["_id"]);
     assert_eq!(details(in_app), ["In-app message created", "Message sent to the in-app feed"]);
+    // Rendered from the completed job, not stored: the same ids on every read, the job's provider, and
+    // the job's completion time, in the order the step reached them.
+    assert_eq!(count(&server, "execution_details").await, 0, "a delivered in-app message stores no detail");
+    let read_again = events_of(&server, &transaction_id).await;
+    assert_eq!(job(&read_again[0], "in_app")["executionDetails"], in_app["executionDetails"]);
+    let rendered = in_app["executionDetails"].as_array().unwrap();
+    assert_ne!(rendered[0]["_id"], rendered[1]["_id"]);
+    for detail in rendered {
+        assert_eq!(detail["status"], "Success", "{detail}");
+        assert_eq!(detail["source"], "Internal", "{detail}");
+        assert_eq!(detail["providerId"], in_app["providerId"], "{detail}");
+    }
+    assert!(rendered[0]["createdAt"].as_str() <= rendered[1]["createdAt"].as_str(), "{rendered:?}");
 
     let messages = messages_of(&server, &transaction_id).await;
     assert_eq!(messages.len(), 1, "{messages:?}");

@@ -15,7 +15,10 @@ use crate::topics::fanout::wait_until_fanned_out;
 #[tokio::test(flavor = "multi_thread")]
 async fn a_sweep_deletes_old_finished_notifications_with_everything_they_hold() {
     let server = TestServer::start().await;
-    create_workflow(&server, "feed", json!([in_app_step()])).await;
+    // A short delay first: its job stores execution details, which a delivered in-app message does not.
+    let pause =
+        json!({"name": "Pause", "type": "delay", "controlValues": {"type": "regular", "amount": 1, "unit": "minutes"}});
+    create_workflow(&server, "feed", json!([pause, in_app_step()])).await;
     create_workflow(
         &server,
         "later",
@@ -31,7 +34,14 @@ async fn a_sweep_deletes_old_finished_notifications_with_everything_they_hold() 
     }
     trigger_processed(&server, json!({"name": "later", "to": "s0", "transactionId": "waiting"})).await;
     wait_until_only_waiting(&server).await;
+    server.clock.advance(TimeDelta::minutes(2));
+    wait_until_only_waiting(&server).await;
     assert_eq!(count(&server, "messages").await, 3);
+    assert!(
+        count(&server, "execution_details d JOIN jobs j ON j.id = d.job_id WHERE j.transaction_id <> 'waiting'").await
+            > 0,
+        "the pauses' details are stored"
+    );
     let swept_before_everything = sweep(&server.pool, server.clock.now() - TimeDelta::days(30)).await.unwrap();
     assert_eq!(swept_before_everything, Swept::default(), "nothing is 30 days old");
     let after_the_triggers = sweep(&server.pool, server.clock.now() + TimeDelta::minutes(1)).await.unwrap();
