@@ -8,13 +8,13 @@ use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{Array, Int4, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{Array, Int4, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::claim::BatchLease;
-use super::job_updates::write_jobs;
+use super::job_updates::{insert_finished_jobs, write_jobs};
 use super::WorkerShared;
 use crate::db::batch::{begin_batch_transaction, end_batch_transaction, update_by_pairs, update_from_records};
 use crate::db::schema::jobs;
@@ -26,7 +26,7 @@ use crate::engine::jobs::{lock_leased, Job};
 use crate::engine::steps::message::{insert_messages, message_row, NewMessageRow};
 use crate::engine::steps::Outcome;
 use crate::engine::wake::Due;
-use crate::error::{AppError, AppResult};
+use crate::error::AppResult;
 use crate::workflow::JobStatus;
 
 /// Writes `outcomes` of jobs leased by `lease`, in one transaction, and moves each finished
@@ -114,7 +114,7 @@ pub async fn write_outcomes(
     let merges = digest_windows::resolve_arrivals(conn, &mut outcomes).await?;
     match jobs_are {
         JobsAre::Claimed => write_jobs(conn, &outcomes, now).await?,
-        JobsAre::New => insert_jobs(conn, &outcomes, now).await?,
+        JobsAre::New => insert_finished_jobs(conn, &outcomes, now).await?,
     }
 
     let mut details: Vec<Detail> = outcomes.iter().flat_map(|outcome| outcome.details.iter().cloned()).collect();
@@ -131,21 +131,6 @@ pub async fn write_outcomes(
     details.extend(record_merges(conn, &merges, now).await?);
     insert_details(conn, &details, now).await?;
     Ok(Written { queued, inbox_bumps })
-}
-
-/// Inserts the jobs of `outcomes`, run before they were stored, as [`write_jobs`] would leave them.
-async fn insert_jobs(conn: &mut AsyncPgConnection, outcomes: &[Outcome], now: DateTime<Utc>) -> AppResult<()> {
-    if outcomes.is_empty() {
-        return Ok(());
-    }
-    let rows: Vec<Job> = outcomes.iter().map(|outcome| outcome.finished_job(now)).collect();
-    // JSON text, written straight from the rows: a `serde_json::Value` of them built a map per row first.
-    let rows = serde_json::to_string(&rows).map_err(AppError::internal)?;
-    diesel::sql_query("INSERT INTO jobs SELECT * FROM json_populate_recordset(NULL::jobs, $1::json)")
-        .bind::<Text, _>(rows)
-        .execute(conn)
-        .await?;
-    Ok(())
 }
 
 async fn write_message_updates(
