@@ -103,14 +103,7 @@ impl<'a> TextLists<'a> {
     /// The list between the bounds `from` and `to`, SQL expressions (columns of an `unnest` that binds
     /// [`TextLists::from`] and [`TextLists::to`] with the rest of each row): `($flat)[from:to]`.
     pub fn push_slice<'b>(&'b self, out: &mut AstPass<'_, 'b, Pg>, from: &str, to: &str) -> QueryResult<()> {
-        out.push_sql("(");
-        out.push_bind_param::<Array<Text>, _>(&self.flat)?;
-        out.push_sql(")[");
-        out.push_sql(from);
-        out.push_sql(":");
-        out.push_sql(to);
-        out.push_sql("]");
-        Ok(())
+        push_subscripted::<Array<Text>, _>(out, &self.flat, &format!("{from}:{to}"))
     }
 }
 

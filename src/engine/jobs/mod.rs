@@ -19,9 +19,8 @@ pub fn waiting_run_at() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(9999, 12, 31, 0, 0, 0).single().expect("a valid date")
 }
 
-/// A job row. Serialized, its keys are its columns' names (`jsonb_populate_recordset(NULL::jobs, …)`
-/// reads it so: `worker::commit` inserts new jobs as their outcomes leave them).
-#[derive(Debug, Clone, PartialEq, Queryable, QueryableByName, Selectable, Insertable, serde::Serialize)]
+/// A job row.
+#[derive(Debug, Clone, PartialEq, Queryable, QueryableByName, Selectable, Insertable)]
 #[diesel(table_name = jobs)]
 pub struct Job {
     pub id: Uuid,
@@ -32,7 +31,6 @@ pub struct Job {
     pub workflow_id: Uuid,
     pub step_id: Option<Uuid>,
     #[diesel(column_name = type_)]
-    #[serde(rename = "type")]
     pub kind: JobKind,
     pub position: i32,
     pub status: JobStatus,
