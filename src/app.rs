@@ -46,6 +46,8 @@ pub struct SharedState {
     /// The environment the inbox demo page names by default: the seeded one in the
     /// zero-configuration run, none on a shared database.
     pub inbox_demo_application: Option<String>,
+    /// Becomes true when the server starts its drain: open trigger streams stop reading and end.
+    pub draining: tokio::sync::watch::Receiver<bool>,
 }
 
 impl AppState {

@@ -37,7 +37,12 @@ pub async fn authenticate(State(state): State<AppState>, mut request: Request, n
     }
 }
 
-async fn resolve_tenant(state: &AppState, authorization: Option<http::HeaderValue>) -> Result<Tenant, AppError> {
+/// The environment of an `Authorization: ApiKey <key>` header, or the contract's 401 (from the cache,
+/// as every request's; a trigger stream checks its key again this way as it goes on).
+pub(crate) async fn resolve_tenant(
+    state: &AppState,
+    authorization: Option<http::HeaderValue>,
+) -> Result<Tenant, AppError> {
     let key = credential(authorization.as_ref(), SCHEME)?;
     state.api_keys.resolve(&state.pool, key).await?.ok_or_else(|| AppError::Unauthenticated("API Key not found".into()))
 }

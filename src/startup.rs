@@ -134,6 +134,7 @@ pub async fn start(options: StartOptions) -> anyhow::Result<Running> {
                 environments: Default::default(),
                 rate_limits,
                 inbox_demo_application,
+                draining: stopped.clone(),
             });
             // A make-service shares one router across connections. Served as a plain `Router`, axum
             // clones the whole route table for every connection (`Router::with_state` on a shared

@@ -1,8 +1,10 @@
-//! `herald.v1.EventsService`: trigger, bulk trigger and cancel.
+//! `herald.v1.EventsService`: trigger, bulk trigger, trigger stream ([`super::events_stream`]) and cancel.
 
-use tonic::{Request, Response, Status};
+use tonic::{Request, Response, Status, Streaming};
 
 use super::accept;
+use super::events_stream::{answer_stream, Answers};
+use crate::auth::tenant_of;
 use crate::engine::trigger;
 use crate::error::AppError;
 use crate::proto::herald::v1 as pb;
@@ -12,6 +14,8 @@ super::service_shell!(EventsGrpc);
 
 #[tonic::async_trait]
 impl pb::events_service_server::EventsService for EventsGrpc {
+    type StreamTriggerEventsStream = Answers;
+
     async fn trigger_event(
         &self,
         request: Request<pb::TriggerEventRequest>,
@@ -28,8 +32,18 @@ impl pb::events_service_server::EventsService for EventsGrpc {
         let (tenant, message) = accept(request)?;
         let requests = message.events.into_iter().map(Into::into).collect();
         let outcomes = trigger::trigger_bulk(&self.state.pool, &self.state.engine, tenant, requests).await?;
-        let results = outcomes.into_iter().map(bulk_result).collect::<Result<_, AppError>>()?;
+        let results = outcomes.into_iter().map(entry_answer).collect::<Result<_, AppError>>()?;
         Ok(Response::new(pb::TriggerEventBulkResponse { results }))
+    }
+
+    async fn stream_trigger_events(
+        &self,
+        request: Request<Streaming<pb::StreamTriggerEventsRequest>>,
+    ) -> Result<Response<Self::StreamTriggerEventsStream>, Status> {
+        let tenant = tenant_of(&request)?;
+        let authorization = request.metadata().get("authorization").map(|value| value.as_bytes());
+        let authorization = authorization.and_then(|value| http::HeaderValue::from_bytes(value).ok());
+        Ok(Response::new(answer_stream(self.state.clone(), tenant, authorization, request.into_inner())))
     }
 
     async fn cancel_triggered_event(
@@ -48,9 +62,11 @@ impl pb::events_service_server::EventsService for EventsGrpc {
     }
 }
 
-/// A bulk entry's result: a refused trigger (even a 4xx of its own) is an `error` status naming why;
-/// only a server failure fails the whole request.
-fn bulk_result(outcome: Result<trigger::TriggerOutcome, AppError>) -> Result<pb::TriggerEventResponse, AppError> {
+/// The answer to one trigger of a bulk request or a stream: a refused trigger (even a 4xx of its own) is
+/// an `error` status naming why; only a server failure fails the whole request (or ends the stream).
+pub(super) fn entry_answer(
+    outcome: Result<trigger::TriggerOutcome, AppError>,
+) -> Result<pb::TriggerEventResponse, AppError> {
     match outcome {
         Ok(outcome) => Ok(outcome.into()),
         Err(error @ (AppError::Internal { .. } | AppError::Unavailable(_) | AppError::OutcomeUnknown(_))) => Err(error),

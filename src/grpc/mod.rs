@@ -22,6 +22,7 @@ pub mod convert;
 pub mod environments;
 pub mod events;
 pub mod events_convert;
+pub mod events_stream;
 pub mod inbox;
 pub mod inbox_convert;
 pub mod integrations;

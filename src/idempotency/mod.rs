@@ -73,6 +73,9 @@ const GRPC_READ_PREFIXES: [&str; 5] = ["Get", "List", "Count", "Search", "Stream
 /// The keyed requests whose key is stored by the trigger group commit instead of a transaction of
 /// their own: a single trigger, over REST and gRPC.
 const GROUP_COMMITTED_PATHS: [&str; 2] = ["/v1/events/trigger", "/herald.v1.EventsService/TriggerEvent"];
+/// The trigger stream: its answer is a stream, which could not be stored and replayed, and each of its
+/// triggers has a transactionId that a resent trigger is refused by.
+const TRIGGER_STREAM_PATH: &str = "/herald.v1.EventsService/StreamTriggerEvents";
 /// Headers an answer gets again on every delivery, not stored with it.
 const UNSTORED_HEADERS: [HeaderName; 3] =
     [http::header::CONTENT_LENGTH, http::header::TRANSFER_ENCODING, http::header::DATE];
@@ -89,6 +92,10 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
         return next.run(request).await;
     }
     let grpc = is_grpc(&request);
+    if grpc && request.uri().path() == TRIGGER_STREAM_PATH {
+        let error = "StreamTriggerEvents takes no idempotency-key: each trigger's transactionId is its key";
+        return tonic::Status::from(AppError::BadRequest(error.into())).into_http();
+    }
     if grpc && is_grpc_read(request.uri().path()) {
         return next.run(request).await;
     }

@@ -6,7 +6,8 @@
 //! Every limited answer carries `X-RateLimit-Limit` (the environment's rate for this kind of request,
 //! per second), `X-RateLimit-Remaining` (requests left in the current burst) and `X-RateLimit-Reset`
 //! (seconds until the burst is whole again); a request over the limit is a 429 with `Retry-After`
-//! (gRPC: RESOURCE_EXHAUSTED with a `google.rpc.RetryInfo` detail).
+//! (gRPC: RESOURCE_EXHAUSTED with a `google.rpc.RetryInfo` detail). A trigger stream (gRPC
+//! `StreamTriggerEvents`) is paced instead: each of its triggers waits for its token ([`RateLimits::pace`]).
 
 mod bucket;
 pub mod processes;
@@ -124,6 +125,21 @@ impl RateLimits {
         // This process holds 1/N of the environment's tokens: report the environment's.
         verdict.remaining = (verdict.remaining * u64::from(processes)).min(u64::from(limit));
         verdict
+    }
+
+    /// Waits until `environment_id` may make one more request of `class`, then takes its token: a
+    /// stream is paced by the limit where a call is refused by it.
+    pub async fn pace(&self, environment_id: Uuid, class: RouteClass) {
+        let Some(limit) = self.limit(class) else {
+            return;
+        };
+        loop {
+            let verdict = self.take(environment_id, class, 1, limit);
+            if verdict.allowed {
+                return;
+            }
+            tokio::time::sleep(verdict.retry_after).await;
+        }
     }
 }
 

@@ -12,6 +12,7 @@ mod payload;
 mod pipelined;
 pub mod request;
 pub(crate) mod store;
+pub mod stream;
 
 use std::collections::HashMap;
 use std::sync::Arc;

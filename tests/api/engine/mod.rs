@@ -21,4 +21,5 @@ mod retention;
 mod schedule;
 mod snapshots;
 mod trigger;
+mod trigger_stream;
 mod wake;

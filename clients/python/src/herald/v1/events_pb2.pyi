@@ -143,6 +143,18 @@ class TriggerEventBulkResponse(_message.Message):
     results: _containers.RepeatedCompositeFieldContainer[TriggerEventResponse]
     def __init__(self, results: _Optional[_Iterable[_Union[TriggerEventResponse, _Mapping]]] = ...) -> None: ...
 
+class StreamTriggerEventsRequest(_message.Message):
+    __slots__ = ("event",)
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: TriggerEventRequest
+    def __init__(self, event: _Optional[_Union[TriggerEventRequest, _Mapping]] = ...) -> None: ...
+
+class StreamTriggerEventsResponse(_message.Message):
+    __slots__ = ("result",)
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    result: TriggerEventResponse
+    def __init__(self, result: _Optional[_Union[TriggerEventResponse, _Mapping]] = ...) -> None: ...
+
 class CancelTriggeredEventRequest(_message.Message):
     __slots__ = ("transaction_id",)
     TRANSACTION_ID_FIELD_NUMBER: _ClassVar[int]

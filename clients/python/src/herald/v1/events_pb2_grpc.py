@@ -50,6 +50,11 @@ class EventsServiceStub:
                 request_serializer=herald_dot_v1_dot_events__pb2.CancelTriggeredEventRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_events__pb2.CancelTriggeredEventResponse.FromString,
                 _registered_method=True)
+        self.StreamTriggerEvents = channel.stream_stream(
+                '/herald.v1.EventsService/StreamTriggerEvents',
+                request_serializer=herald_dot_v1_dot_events__pb2.StreamTriggerEventsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_events__pb2.StreamTriggerEventsResponse.FromString,
+                _registered_method=True)
 
 
 class EventsServiceServicer:
@@ -80,6 +85,24 @@ class EventsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def StreamTriggerEvents(self, request_iterator, context):
+        """Triggers over one long-lived stream, for a caller that sends many (gRPC only; no REST path). Each
+        request is one trigger, answered by one response in request order; a refused trigger is an answer
+        with status `error` (as in TriggerEventBulk) and the stream goes on. The triggers of a stream are
+        stored concurrently, as concurrent TriggerEvent calls are, up to 1,000 unanswered at a time;
+        those giving the same transactionId run one after another in stream order. Each trigger counts
+        against the environment's trigger rate limit, which paces the stream (the next request is read
+        when a token is free) instead of refusing; opening the stream counts as one write. The key is
+        checked again as the stream goes on, and refused mid-stream (UNAUTHENTICATED) once it no longer
+        resolves. The stream ends UNAVAILABLE when the server drains: the triggers read before are
+        answered first, and the rest are to be sent again (with their transactionIds, a resent trigger
+        already stored is refused as a duplicate, never stored twice). An `idempotency-key` is refused:
+        a trigger's transactionId is its key here.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EventsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -97,6 +120,11 @@ def add_EventsServiceServicer_to_server(servicer, server):
                     servicer.CancelTriggeredEvent,
                     request_deserializer=herald_dot_v1_dot_events__pb2.CancelTriggeredEventRequest.FromString,
                     response_serializer=herald_dot_v1_dot_events__pb2.CancelTriggeredEventResponse.SerializeToString,
+            ),
+            'StreamTriggerEvents': grpc.stream_stream_rpc_method_handler(
+                    servicer.StreamTriggerEvents,
+                    request_deserializer=herald_dot_v1_dot_events__pb2.StreamTriggerEventsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_events__pb2.StreamTriggerEventsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -181,6 +209,33 @@ class EventsService:
             '/herald.v1.EventsService/CancelTriggeredEvent',
             herald_dot_v1_dot_events__pb2.CancelTriggeredEventRequest.SerializeToString,
             herald_dot_v1_dot_events__pb2.CancelTriggeredEventResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StreamTriggerEvents(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/herald.v1.EventsService/StreamTriggerEvents',
+            herald_dot_v1_dot_events__pb2.StreamTriggerEventsRequest.SerializeToString,
+            herald_dot_v1_dot_events__pb2.StreamTriggerEventsResponse.FromString,
             options,
             channel_credentials,
             insecure,

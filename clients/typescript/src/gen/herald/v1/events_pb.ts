@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file herald/v1/events.proto.
  */
 export const file_herald_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChZoZXJhbGQvdjEvZXZlbnRzLnByb3RvEgloZXJhbGQudjEitQIKE1RyaWdnZXJFdmVudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIoCgdwYXlsb2FkGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIqCglvdmVycmlkZXMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EicKAnRvGAQgAygLMhsuaGVyYWxkLnYxLlRyaWdnZXJSZWNpcGllbnQSGwoOdHJhbnNhY3Rpb25faWQYBSABKAlIAIgBARImCgVhY3RvchgGIAEoCzIXLmhlcmFsZC52MS5UcmlnZ2VyQWN0b3ISKAoGdGVuYW50GAcgASgLMhguaGVyYWxkLnYxLlRyaWdnZXJUZW5hbnQSDwoHZXhjbHVkZRgIIAMoCUIRCg9fdHJhbnNhY3Rpb25faWQiuwEKEFRyaWdnZXJSZWNpcGllbnQSFwoNc3Vic2NyaWJlcl9pZBgBIAEoCUgAEjIKCnN1YnNjcmliZXIYAiABKAsyHC5oZXJhbGQudjEuVHJpZ2dlclN1YnNjcmliZXJIABIoCgVvdGhlchgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RIABIoCgV0b3BpYxgEIAEoCzIXLmhlcmFsZC52MS5UcmlnZ2VyVG9waWNIAEIGCgRraW5kIu8CChFUcmlnZ2VyU3Vic2NyaWJlchIVCg1zdWJzY3JpYmVyX2lkGAEgASgJEhIKBWVtYWlsGAIgASgJSACIAQESFwoKZmlyc3RfbmFtZRgDIAEoCUgBiAEBEhYKCWxhc3RfbmFtZRgEIAEoCUgCiAEBEhIKBXBob25lGAUgASgJSAOIAQESEwoGYXZhdGFyGAYgASgJSASIAQESEwoGbG9jYWxlGAcgASgJSAWIAQESJQoEZGF0YRgIIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLgoIY2hhbm5lbHMYCSADKAsyHC5oZXJhbGQudjEuU3Vic2NyaWJlckNoYW5uZWwSFQoIdGltZXpvbmUYCiABKAlIBogBAUIICgZfZW1haWxCDQoLX2ZpcnN0X25hbWVCDAoKX2xhc3RfbmFtZUIICgZfcGhvbmVCCQoHX2F2YXRhckIJCgdfbG9jYWxlQgsKCV90aW1lem9uZSIhCgxUcmlnZ2VyVG9waWMSEQoJdG9waWNfa2V5GAEgASgJImMKDFRyaWdnZXJBY3RvchIXCg1zdWJzY3JpYmVyX2lkGAEgASgJSAASMgoKc3Vic2NyaWJlchgCIAEoCzIcLmhlcmFsZC52MS5UcmlnZ2VyU3Vic2NyaWJlckgAQgYKBGtpbmQiUgoNVHJpZ2dlclRlbmFudBIUCgppZGVudGlmaWVyGAEgASgJSAASIwoGdGVuYW50GAIgASgLMhEuaGVyYWxkLnYxLlRlbmFudEgAQgYKBGtpbmQicwoGVGVuYW50EhcKCmlkZW50aWZpZXIYASABKAlIAIgBARIRCgRuYW1lGAIgASgJSAGIAQESJQoEZGF0YRgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCDQoLX2lkZW50aWZpZXJCBwoFX25hbWUi+QEKFlRyaWdnZXJFdmVudFN0YXR1c0VudW0i3gEKElRyaWdnZXJFdmVudFN0YXR1cxIkCiBUUklHR0VSX0VWRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEgkKBWVycm9yEAESFgoSdHJpZ2dlcl9ub3RfYWN0aXZlEAISJAogbm9fd29ya2Zsb3dfYWN0aXZlX3N0ZXBzX2RlZmluZWQQAxIdChlub193b3JrZmxvd19zdGVwc19kZWZpbmVkEAQSDQoJcHJvY2Vzc2VkEAUSEwoPbm9fdGVuYW50X2ZvdW5kEAYSFgoSaW52YWxpZF9yZWNpcGllbnRzEAcisQEKFFRyaWdnZXJFdmVudFJlc3BvbnNlEhQKDGFja25vd2xlZGdlZBgBIAEoCBJECgZzdGF0dXMYAiABKA4yNC5oZXJhbGQudjEuVHJpZ2dlckV2ZW50U3RhdHVzRW51bS5UcmlnZ2VyRXZlbnRTdGF0dXMSDQoFZXJyb3IYAyADKAkSGwoOdHJhbnNhY3Rpb25faWQYBCABKAlIAIgBAUIRCg9fdHJhbnNhY3Rpb25faWQiSQoXVHJpZ2dlckV2ZW50QnVsa1JlcXVlc3QSLgoGZXZlbnRzGAEgAygLMh4uaGVyYWxkLnYxLlRyaWdnZXJFdmVudFJlcXVlc3QiTAoYVHJpZ2dlckV2ZW50QnVsa1Jlc3BvbnNlEjAKB3Jlc3VsdHMYASADKAsyHy5oZXJhbGQudjEuVHJpZ2dlckV2ZW50UmVzcG9uc2UiNQobQ2FuY2VsVHJpZ2dlcmVkRXZlbnRSZXF1ZXN0EhYKDnRyYW5zYWN0aW9uX2lkGAEgASgJIkwKHENhbmNlbFRyaWdnZXJlZEV2ZW50UmVzcG9uc2USEAoIY2FuY2VsZWQYASABKAgSGgoSY2FuY2VsZWRfam9iX2NvdW50GAIgASgFMqYCCg1FdmVudHNTZXJ2aWNlEk8KDFRyaWdnZXJFdmVudBIeLmhlcmFsZC52MS5UcmlnZ2VyRXZlbnRSZXF1ZXN0Gh8uaGVyYWxkLnYxLlRyaWdnZXJFdmVudFJlc3BvbnNlElsKEFRyaWdnZXJFdmVudEJ1bGsSIi5oZXJhbGQudjEuVHJpZ2dlckV2ZW50QnVsa1JlcXVlc3QaIy5oZXJhbGQudjEuVHJpZ2dlckV2ZW50QnVsa1Jlc3BvbnNlEmcKFENhbmNlbFRyaWdnZXJlZEV2ZW50EiYuaGVyYWxkLnYxLkNhbmNlbFRyaWdnZXJlZEV2ZW50UmVxdWVzdBonLmhlcmFsZC52MS5DYW5jZWxUcmlnZ2VyZWRFdmVudFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_herald_v1_subscribers]);
+  fileDesc("ChZoZXJhbGQvdjEvZXZlbnRzLnByb3RvEgloZXJhbGQudjEitQIKE1RyaWdnZXJFdmVudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIoCgdwYXlsb2FkGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIqCglvdmVycmlkZXMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EicKAnRvGAQgAygLMhsuaGVyYWxkLnYxLlRyaWdnZXJSZWNpcGllbnQSGwoOdHJhbnNhY3Rpb25faWQYBSABKAlIAIgBARImCgVhY3RvchgGIAEoCzIXLmhlcmFsZC52MS5UcmlnZ2VyQWN0b3ISKAoGdGVuYW50GAcgASgLMhguaGVyYWxkLnYxLlRyaWdnZXJUZW5hbnQSDwoHZXhjbHVkZRgIIAMoCUIRCg9fdHJhbnNhY3Rpb25faWQiuwEKEFRyaWdnZXJSZWNpcGllbnQSFwoNc3Vic2NyaWJlcl9pZBgBIAEoCUgAEjIKCnN1YnNjcmliZXIYAiABKAsyHC5oZXJhbGQudjEuVHJpZ2dlclN1YnNjcmliZXJIABIoCgVvdGhlchgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RIABIoCgV0b3BpYxgEIAEoCzIXLmhlcmFsZC52MS5UcmlnZ2VyVG9waWNIAEIGCgRraW5kIu8CChFUcmlnZ2VyU3Vic2NyaWJlchIVCg1zdWJzY3JpYmVyX2lkGAEgASgJEhIKBWVtYWlsGAIgASgJSACIAQESFwoKZmlyc3RfbmFtZRgDIAEoCUgBiAEBEhYKCWxhc3RfbmFtZRgEIAEoCUgCiAEBEhIKBXBob25lGAUgASgJSAOIAQESEwoGYXZhdGFyGAYgASgJSASIAQESEwoGbG9jYWxlGAcgASgJSAWIAQESJQoEZGF0YRgIIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLgoIY2hhbm5lbHMYCSADKAsyHC5oZXJhbGQudjEuU3Vic2NyaWJlckNoYW5uZWwSFQoIdGltZXpvbmUYCiABKAlIBogBAUIICgZfZW1haWxCDQoLX2ZpcnN0X25hbWVCDAoKX2xhc3RfbmFtZUIICgZfcGhvbmVCCQoHX2F2YXRhckIJCgdfbG9jYWxlQgsKCV90aW1lem9uZSIhCgxUcmlnZ2VyVG9waWMSEQoJdG9waWNfa2V5GAEgASgJImMKDFRyaWdnZXJBY3RvchIXCg1zdWJzY3JpYmVyX2lkGAEgASgJSAASMgoKc3Vic2NyaWJlchgCIAEoCzIcLmhlcmFsZC52MS5UcmlnZ2VyU3Vic2NyaWJlckgAQgYKBGtpbmQiUgoNVHJpZ2dlclRlbmFudBIUCgppZGVudGlmaWVyGAEgASgJSAASIwoGdGVuYW50GAIgASgLMhEuaGVyYWxkLnYxLlRlbmFudEgAQgYKBGtpbmQicwoGVGVuYW50EhcKCmlkZW50aWZpZXIYASABKAlIAIgBARIRCgRuYW1lGAIgASgJSAGIAQESJQoEZGF0YRgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCDQoLX2lkZW50aWZpZXJCBwoFX25hbWUi+QEKFlRyaWdnZXJFdmVudFN0YXR1c0VudW0i3gEKElRyaWdnZXJFdmVudFN0YXR1cxIkCiBUUklHR0VSX0VWRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEgkKBWVycm9yEAESFgoSdHJpZ2dlcl9ub3RfYWN0aXZlEAISJAogbm9fd29ya2Zsb3dfYWN0aXZlX3N0ZXBzX2RlZmluZWQQAxIdChlub193b3JrZmxvd19zdGVwc19kZWZpbmVkEAQSDQoJcHJvY2Vzc2VkEAUSEwoPbm9fdGVuYW50X2ZvdW5kEAYSFgoSaW52YWxpZF9yZWNpcGllbnRzEAcisQEKFFRyaWdnZXJFdmVudFJlc3BvbnNlEhQKDGFja25vd2xlZGdlZBgBIAEoCBJECgZzdGF0dXMYAiABKA4yNC5oZXJhbGQudjEuVHJpZ2dlckV2ZW50U3RhdHVzRW51bS5UcmlnZ2VyRXZlbnRTdGF0dXMSDQoFZXJyb3IYAyADKAkSGwoOdHJhbnNhY3Rpb25faWQYBCABKAlIAIgBAUIRCg9fdHJhbnNhY3Rpb25faWQiSQoXVHJpZ2dlckV2ZW50QnVsa1JlcXVlc3QSLgoGZXZlbnRzGAEgAygLMh4uaGVyYWxkLnYxLlRyaWdnZXJFdmVudFJlcXVlc3QiTAoYVHJpZ2dlckV2ZW50QnVsa1Jlc3BvbnNlEjAKB3Jlc3VsdHMYASADKAsyHy5oZXJhbGQudjEuVHJpZ2dlckV2ZW50UmVzcG9uc2UiSwoaU3RyZWFtVHJpZ2dlckV2ZW50c1JlcXVlc3QSLQoFZXZlbnQYASABKAsyHi5oZXJhbGQudjEuVHJpZ2dlckV2ZW50UmVxdWVzdCJOChtTdHJlYW1UcmlnZ2VyRXZlbnRzUmVzcG9uc2USLwoGcmVzdWx0GAEgASgLMh8uaGVyYWxkLnYxLlRyaWdnZXJFdmVudFJlc3BvbnNlIjUKG0NhbmNlbFRyaWdnZXJlZEV2ZW50UmVxdWVzdBIWCg50cmFuc2FjdGlvbl9pZBgBIAEoCSJMChxDYW5jZWxUcmlnZ2VyZWRFdmVudFJlc3BvbnNlEhAKCGNhbmNlbGVkGAEgASgIEhoKEmNhbmNlbGVkX2pvYl9jb3VudBgCIAEoBTKQAwoNRXZlbnRzU2VydmljZRJPCgxUcmlnZ2VyRXZlbnQSHi5oZXJhbGQudjEuVHJpZ2dlckV2ZW50UmVxdWVzdBofLmhlcmFsZC52MS5UcmlnZ2VyRXZlbnRSZXNwb25zZRJbChBUcmlnZ2VyRXZlbnRCdWxrEiIuaGVyYWxkLnYxLlRyaWdnZXJFdmVudEJ1bGtSZXF1ZXN0GiMuaGVyYWxkLnYxLlRyaWdnZXJFdmVudEJ1bGtSZXNwb25zZRJnChRDYW5jZWxUcmlnZ2VyZWRFdmVudBImLmhlcmFsZC52MS5DYW5jZWxUcmlnZ2VyZWRFdmVudFJlcXVlc3QaJy5oZXJhbGQudjEuQ2FuY2VsVHJpZ2dlcmVkRXZlbnRSZXNwb25zZRJoChNTdHJlYW1UcmlnZ2VyRXZlbnRzEiUuaGVyYWxkLnYxLlN0cmVhbVRyaWdnZXJFdmVudHNSZXF1ZXN0GiYuaGVyYWxkLnYxLlN0cmVhbVRyaWdnZXJFdmVudHNSZXNwb25zZSgBMAFiBnByb3RvMw", [file_google_protobuf_struct, file_herald_v1_subscribers]);
 
 /**
  * Request of TriggerEvent. REST body: name, payload?, overrides?, to, transactionId?, actor?, tenant?;
@@ -524,6 +524,48 @@ export const TriggerEventBulkResponseSchema: GenMessage<TriggerEventBulkResponse
   messageDesc(file_herald_v1_events, 10);
 
 /**
+ * One trigger of StreamTriggerEvents.
+ *
+ * @generated from message herald.v1.StreamTriggerEventsRequest
+ */
+export type StreamTriggerEventsRequest = Message<"herald.v1.StreamTriggerEventsRequest"> & {
+  /**
+   * The trigger, as in TriggerEvent.
+   *
+   * @generated from field: herald.v1.TriggerEventRequest event = 1;
+   */
+  event?: TriggerEventRequest | undefined;
+};
+
+/**
+ * Describes the message herald.v1.StreamTriggerEventsRequest.
+ * Use `create(StreamTriggerEventsRequestSchema)` to create a new message.
+ */
+export const StreamTriggerEventsRequestSchema: GenMessage<StreamTriggerEventsRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_events, 11);
+
+/**
+ * The answer to one trigger of StreamTriggerEvents, in request order.
+ *
+ * @generated from message herald.v1.StreamTriggerEventsResponse
+ */
+export type StreamTriggerEventsResponse = Message<"herald.v1.StreamTriggerEventsResponse"> & {
+  /**
+   * The trigger's answer, as in TriggerEventBulk.
+   *
+   * @generated from field: herald.v1.TriggerEventResponse result = 1;
+   */
+  result?: TriggerEventResponse | undefined;
+};
+
+/**
+ * Describes the message herald.v1.StreamTriggerEventsResponse.
+ * Use `create(StreamTriggerEventsResponseSchema)` to create a new message.
+ */
+export const StreamTriggerEventsResponseSchema: GenMessage<StreamTriggerEventsResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_events, 12);
+
+/**
  * Request of CancelTriggeredEvent.
  *
  * @generated from message herald.v1.CancelTriggeredEventRequest
@@ -542,7 +584,7 @@ export type CancelTriggeredEventRequest = Message<"herald.v1.CancelTriggeredEven
  * Use `create(CancelTriggeredEventRequestSchema)` to create a new message.
  */
 export const CancelTriggeredEventRequestSchema: GenMessage<CancelTriggeredEventRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_events, 11);
+  messageDesc(file_herald_v1_events, 13);
 
 /**
  * Response of CancelTriggeredEvent. REST body: the `canceled` field (a bare JSON boolean).
@@ -570,7 +612,7 @@ export type CancelTriggeredEventResponse = Message<"herald.v1.CancelTriggeredEve
  * Use `create(CancelTriggeredEventResponseSchema)` to create a new message.
  */
 export const CancelTriggeredEventResponseSchema: GenMessage<CancelTriggeredEventResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_events, 12);
+  messageDesc(file_herald_v1_events, 14);
 
 /**
  * Triggers run a workflow for recipients. Everything acts in the environment of the caller's API key.
@@ -610,6 +652,27 @@ export const EventsService: GenService<{
     methodKind: "unary";
     input: typeof CancelTriggeredEventRequestSchema;
     output: typeof CancelTriggeredEventResponseSchema;
+  },
+  /**
+   * Triggers over one long-lived stream, for a caller that sends many (gRPC only; no REST path). Each
+   * request is one trigger, answered by one response in request order; a refused trigger is an answer
+   * with status `error` (as in TriggerEventBulk) and the stream goes on. The triggers of a stream are
+   * stored concurrently, as concurrent TriggerEvent calls are, up to 1,000 unanswered at a time;
+   * those giving the same transactionId run one after another in stream order. Each trigger counts
+   * against the environment's trigger rate limit, which paces the stream (the next request is read
+   * when a token is free) instead of refusing; opening the stream counts as one write. The key is
+   * checked again as the stream goes on, and refused mid-stream (UNAUTHENTICATED) once it no longer
+   * resolves. The stream ends UNAVAILABLE when the server drains: the triggers read before are
+   * answered first, and the rest are to be sent again (with their transactionIds, a resent trigger
+   * already stored is refused as a duplicate, never stored twice). An `idempotency-key` is refused:
+   * a trigger's transactionId is its key here.
+   *
+   * @generated from rpc herald.v1.EventsService.StreamTriggerEvents
+   */
+  streamTriggerEvents: {
+    methodKind: "bidi_streaming";
+    input: typeof StreamTriggerEventsRequestSchema;
+    output: typeof StreamTriggerEventsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_herald_v1_events, 0);
