@@ -6,9 +6,10 @@
 # the rate of a request Herald refuses without the database (GET /v1/environments/me without a key:
 # 401), measured in the same run: the machine is noisy, ratios are not.
 #   1. `herald serve --role api` on its private cluster (see scripts/bench-start.sh): the 401
-#      baseline, then one-recipient triggers of the seeded in-app `welcome` workflow over REST and
-#      gRPC (128 in flight, closed loop), and REST open loop at 2,000/s (latency from each trigger's
-#      scheduled time), none of them delivered meanwhile; CPU per trigger of the REST run;
+#      baseline, then one-recipient triggers of the seeded in-app `welcome` workflow over REST, gRPC
+#      and gRPC streams (StreamTriggerEvents; 128 in flight, closed loop), and REST open loop at
+#      2,000/s (latency from each trigger's scheduled time), none of them delivered meanwhile; CPU per
+#      trigger of each closed-loop run;
 #   2. `herald serve --role worker` on the same cluster: the in-app messages of every trigger above,
 #      delivered from its backlog (the rate from the first message's creation to the last one's), CPU
 #      per message, and messages missing or doubled.
@@ -46,6 +47,12 @@ grpc=$(loadgen --protocol grpc --grpc-connections 8 --concurrency 128 --triggers
   jq .triggers.accepted_per_s)
 herald_grpc_cpu=$(per_unit $(($(herald_ticks) - herald_before)) "$triggers")
 postgres_grpc_cpu=$(per_unit $(($(postgres_ticks) - postgres_before)) "$triggers")
+herald_before=$(herald_ticks)
+postgres_before=$(postgres_ticks)
+grpc_stream=$(loadgen --protocol grpc-stream --grpc-connections 8 --concurrency 128 --triggers "$triggers" --no-wait |
+  jq .triggers.accepted_per_s)
+herald_stream_cpu=$(per_unit $(($(herald_ticks) - herald_before)) "$triggers")
+postgres_stream_cpu=$(per_unit $(($(postgres_ticks) - postgres_before)) "$triggers")
 open_loop=$(loadgen --protocol rest --rate 2000 --concurrency 512 --triggers $((10000 * scale)) --no-wait)
 open_p50=$(jq .triggers.latency.p50_ms <<<"$open_loop")
 open_p99=$(jq .triggers.latency.p99_ms <<<"$open_loop")
@@ -83,9 +90,11 @@ row "---" "---" "---"
 row "Unauthenticated GET (401), req/s (baseline)" "$unauthenticated" "1.000"
 row "Ingest alone: triggers over REST, 128 connections, /s" "$rest" "$(ratio "$rest" "$unauthenticated")"
 row "Ingest alone: triggers over gRPC, 8 × 16 streams, /s" "$grpc" "$(ratio "$grpc" "$unauthenticated")"
+row "Ingest alone: triggers over 8 gRPC streams, /s" "$grpc_stream" "$(ratio "$grpc_stream" "$unauthenticated")"
 row "Ingest alone: p50 / p99 at 2,000/s open loop, ms" "$open_p50 / $open_p99" ""
 row "Ingest alone: Herald + PostgreSQL CPU per REST trigger, µs" "$herald_cpu + $postgres_cpu" ""
 row "Ingest alone: Herald + PostgreSQL CPU per gRPC trigger, µs" "$herald_grpc_cpu + $postgres_grpc_cpu" ""
+row "Ingest alone: Herald + PostgreSQL CPU per streamed trigger, µs" "$herald_stream_cpu + $postgres_stream_cpu" ""
 row "Delivery alone: in-app messages from the backlog, /s" "$delivery" "$(ratio "$delivery" "$unauthenticated")"
 row "Delivery alone: worker CPU per message, µs" "$worker_cpu" ""
 row "Delivery alone: PostgreSQL CPU per message, µs" "$postgres_delivery_cpu" ""

@@ -5,8 +5,9 @@
 #   1. the 401 baseline and an authenticated read (the cost of authentication);
 #   2. after a warm-up (5,000 triggers, then ANALYZE), durable ingest with the workers delivering
 #      beside it: triggers of the seeded in-app `welcome` workflow over REST and gRPC, closed loop
-#      (without and with a fresh Idempotency-Key per trigger), and REST open loop at 2,000/s (latency
-#      from each trigger's scheduled time);
+#      (without and with a fresh Idempotency-Key per trigger), over gRPC streams (StreamTriggerEvents,
+#      the same 128 in flight over 8 connections), and REST open loop at 2,000/s (latency from each
+#      trigger's scheduled time);
 #   3. delivery: the in-app messages of the REST run, from its first trigger to its last message, and
 #      the same with 20 subscribers, whose inboxes grow to 1,000 messages each (an event's counts must
 #      not cost more as an inbox grows); with the CPU time Herald and PostgreSQL spent per trigger of
@@ -35,7 +36,7 @@ figure() { # jq path, loadgen options…
   jq -r "$path // \"n/a\"" <<<"$report"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
-row() { printf '| %-52s | %12s | %8s |\n' "$1" "$2" "$3"; }
+row() { printf '| %-56s | %12s | %8s |\n' "$1" "$2" "$3"; }
 
 requests=$((50000 * scale))
 triggers=$((20000 * scale))
@@ -74,6 +75,8 @@ grpc_keyed=$(figure .triggers.accepted_per_s --protocol grpc --grpc-connections 
 # with their delivery beside them, not with a backlog of 20,000 being drained at full speed.
 grpc=$(figure .triggers.accepted_per_s --protocol grpc --grpc-connections 8 --concurrency 128 \
   --triggers "$triggers" --wait-timeout-secs 600)
+grpc_stream=$(figure .triggers.accepted_per_s --protocol grpc-stream --grpc-connections 8 --concurrency 128 \
+  --triggers "$triggers" --wait-timeout-secs 600)
 open_p99=$(figure .triggers.latency.p99_ms --protocol rest --rate 2000 --concurrency 512 \
   --triggers $((10000 * scale)) --no-wait)
 wide_p50=$(figure .triggers.latency.p50_ms --protocol rest --concurrency 1 --recipients-per-trigger 1000 \
@@ -89,6 +92,7 @@ row "Unauthenticated GET (401), req/s (baseline)" "$unauthenticated" "1.000"
 row "Authenticated GET /v1/environments/me, req/s" "$read" "$(ratio "$read" "$unauthenticated")"
 row "Triggers over REST, 128 connections, /s" "$rest" "$(ratio "$rest" "$unauthenticated")"
 row "Triggers over gRPC, 8 connections × 16 streams, /s" "$grpc" "$(ratio "$grpc" "$unauthenticated")"
+row "Triggers over 8 gRPC streams (StreamTriggerEvents), /s" "$grpc_stream" "$(ratio "$grpc_stream" "$unauthenticated")"
 row "Triggers over REST with Idempotency-Key, /s" "$rest_keyed" "$(ratio "$rest_keyed" "$unauthenticated")"
 row "Triggers over gRPC with idempotency-key, /s" "$grpc_keyed" "$(ratio "$grpc_keyed" "$unauthenticated")"
 row "In-app messages delivered (REST run), /s" "$delivery" "$(ratio "$delivery" "$unauthenticated")"

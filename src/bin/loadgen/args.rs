@@ -13,6 +13,9 @@ pub enum Protocol {
     Rest,
     /// `herald.v1.EventsService/TriggerEvent` (h2c).
     Grpc,
+    /// `herald.v1.EventsService/StreamTriggerEvents`: one stream per `--grpc-connections`.
+    #[serde(rename = "grpc-stream")]
+    GrpcStream,
 }
 
 /// What each request of the run is.
@@ -138,6 +141,11 @@ impl Args {
         if self.request != RequestKind::Trigger && self.protocol != Protocol::Rest {
             return Err("--request read and --request unauthenticated are REST requests: use --protocol rest".into());
         }
+        if self.protocol == Protocol::GrpcStream && self.idempotency_keys {
+            return Err(
+                "--idempotency-keys: a trigger stream takes none (its triggers' transactionIds are their keys)".into(),
+            );
+        }
         if (self.request == RequestKind::Call) != self.call.is_some() {
             return Err("--call goes with --request call, and --request call needs --call".into());
         }
@@ -259,6 +267,15 @@ mod tests {
         assert_eq!((args.concurrency, args.triggers, args.recipients_per_trigger), (8, 10, 3));
         assert!(!args.wait());
         assert!(args.json);
+    }
+
+    #[test]
+    fn a_trigger_stream_takes_no_idempotency_keys() {
+        let stream = parse(&["--protocol", "grpc-stream", "--grpc-connections", "4"]).unwrap();
+        assert_eq!((stream.protocol, stream.grpc_connections), (Protocol::GrpcStream, 4));
+        assert!(stream.validate().is_ok());
+        let keyed = parse(&["--protocol", "grpc-stream", "--idempotency-keys"]).unwrap();
+        assert!(keyed.validate().unwrap_err().contains("takes none"));
     }
 
     #[test]

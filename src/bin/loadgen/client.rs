@@ -1,4 +1,4 @@
-//! Sending one trigger over REST or gRPC, and classifying its outcome.
+//! Sending one trigger over REST, gRPC or a gRPC stream ([`crate::stream`]), and classifying its outcome.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -8,12 +8,13 @@ use anyhow::Context;
 use herald::proto::herald::v1::events_service_client::EventsServiceClient;
 use herald::proto::herald::v1::trigger_event_status_enum::TriggerEventStatus;
 use herald::proto::herald::v1::trigger_recipient::Kind;
-use herald::proto::herald::v1::{TriggerEventRequest, TriggerRecipient};
+use herald::proto::herald::v1::{TriggerEventRequest, TriggerEventResponse, TriggerRecipient};
 use serde::Deserialize;
 use tonic::metadata::{Ascii, MetadataValue};
 use tonic::transport::{Channel, Endpoint};
 
 use crate::args::Call;
+use crate::stream::TriggerStreams;
 
 /// One trigger to send.
 #[derive(Debug, Clone)]
@@ -44,6 +45,8 @@ pub enum TriggerClient {
         authorization: MetadataValue<Ascii>,
         keyed: bool,
     },
+    /// Triggers over `StreamTriggerEvents` streams, one per connection.
+    GrpcStream(TriggerStreams),
     /// A REST call whose answer is checked for its status only: `GET /v1/environments/me` with the key
     /// (200) or without it (401), or any `--call` (2xx). `{subscriber}` in the URL or body stands for
     /// the spec's first recipient.
@@ -162,10 +165,9 @@ impl TriggerClient {
                 }
                 let answer =
                     client.trigger_event(request).await.map_err(|status| format!("gRPC {:?}", status.code()))?;
-                let answer = answer.into_inner();
-                let status = TriggerEventStatus::try_from(answer.status).map_or("unknown status", |s| s.as_str_name());
-                acknowledged(answer.acknowledged, status)
+                grpc_outcome(&answer.into_inner())
             }
+            Self::GrpcStream(streams) => grpc_outcome(&streams.send(spec).await?),
             Self::Call { http, method, url, body, authorization, expected } => {
                 let subscriber = spec.recipients.first().map_or("", String::as_str);
                 let mut request = http.request(method.clone(), url.replace("{subscriber}", subscriber));
@@ -200,6 +202,11 @@ fn http_client(concurrency: usize, timeout: Duration) -> anyhow::Result<reqwest:
         .timeout(timeout)
         .connect_timeout(Duration::from_secs(5))
         .build()?)
+}
+
+fn grpc_outcome(answer: &TriggerEventResponse) -> Outcome {
+    let status = TriggerEventStatus::try_from(answer.status).map_or("unknown status", |s| s.as_str_name());
+    acknowledged(answer.acknowledged, status)
 }
 
 fn acknowledged(acknowledged: bool, status: &str) -> Outcome {

@@ -1,6 +1,6 @@
 //! Load generator for Herald's trigger path.
 //!
-//! Sends `--triggers` triggers of `--workflow` over REST or gRPC, closed loop (`--concurrency` in
+//! Sends `--triggers` triggers of `--workflow` over REST, gRPC or gRPC streams, closed loop (`--concurrency` in
 //! flight) or open loop (`--rate` per second on a fixed schedule, latency from the scheduled time),
 //! then polls `GET /v1/messages` until every in-app message of the accepted triggers exists. Reports
 //! trigger latency and throughput, and trigger→message latency and delivery throughput (from each
@@ -14,6 +14,7 @@ mod messages;
 mod report;
 mod run;
 mod stats;
+mod stream;
 
 use std::collections::HashMap;
 use std::process::ExitCode;
@@ -27,6 +28,7 @@ use crate::client::TriggerClient;
 use crate::messages::Listing;
 use crate::report::{Report, Setup};
 use crate::run::Plan;
+use crate::stream::TriggerStreams;
 
 /// jemalloc, as the server: the load generator shares the benchmark's two cores with Herald and
 /// PostgreSQL, and glibc's malloc and free were a third of its CPU (perf, 20,000 REST triggers:
@@ -65,6 +67,10 @@ async fn run(args: Args) -> anyhow::Result<Report> {
         (RequestKind::Trigger, Protocol::Grpc) => {
             let connections = args.grpc_connections as usize;
             TriggerClient::grpc(&args.url, &api_key, connections, timeout, args.idempotency_keys).await?
+        }
+        (RequestKind::Trigger, Protocol::GrpcStream) => {
+            let connections = args.grpc_connections as usize;
+            TriggerClient::GrpcStream(TriggerStreams::open(&args.url, &api_key, connections, timeout).await?)
         }
     };
     let plan = Plan {

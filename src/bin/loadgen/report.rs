@@ -158,6 +158,7 @@ impl Report {
         let protocol = match s.protocol {
             crate::args::Protocol::Rest => "REST",
             crate::args::Protocol::Grpc => "gRPC",
+            crate::args::Protocol::GrpcStream => "gRPC stream",
         };
         let request = match s.request {
             crate::args::RequestKind::Trigger => format!("workflow {}", s.workflow),
