@@ -24,7 +24,7 @@ scale=${1:-1}
 
 loadgen() { "$target/release/loadgen" --url "$url" --json "$@" 2>/dev/null; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
-row() { printf '| %-56s | %12s | %8s |\n' "$1" "$2" "$3"; }
+row() { printf '| %-62s | %13s | %8s |\n' "$1" "$2" "$3"; }
 # CPU in µs per unit of work: ticks × 10⁶ / ticks a second / units.
 per_unit() { awk -v t="$1" -v hz="$(getconf CLK_TCK)" -v n="$2" 'BEGIN { printf "%.0f", t * 1e6 / hz / n }'; }
 sql() { psql -qAt "$database_url" -c "$1"; }

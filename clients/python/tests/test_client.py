@@ -93,6 +93,22 @@ def test_an_empty_recipient_is_answered_invalid_recipients(herald, run_id):
     assert triggered.status == events_pb2.TriggerEventStatusEnum.invalid_recipients
 
 
+def test_triggers_sent_over_one_stream_are_answered_in_order(herald, run_id):
+    workflow = create_in_app_workflow(herald, f"py-stream-{run_id}", "Hi")
+
+    def triggers():
+        for n in range(50):
+            to = [] if n == 7 else [events_pb2.TriggerRecipient(subscriber_id=f"sam-{run_id}-{n}")]
+            event = events_pb2.TriggerEventRequest(name=workflow.workflow_id, to=to, transaction_id=f"{run_id}-{n}")
+            yield events_pb2.StreamTriggerEventsRequest(event=event)
+
+    answers = [answer.result for answer in herald.events.StreamTriggerEvents(triggers())]
+    assert [answer.transaction_id for answer in answers] == [f"{run_id}-{n}" for n in range(50)]
+    statuses = [answer.status for answer in answers]
+    assert statuses[7] == events_pb2.TriggerEventStatusEnum.invalid_recipients
+    assert statuses[:7] + statuses[8:] == [events_pb2.TriggerEventStatusEnum.processed] * 49
+
+
 def test_a_url_that_is_not_http_is_refused():
     with pytest.raises(ValueError, match="http://host:port"):
         Herald("ftp://example.com", os.environ.get("HERALD_API_KEY", "k"))

@@ -19,11 +19,16 @@ from herald.v1 import (
 )
 
 
-class ApiKeyInterceptor(grpc.UnaryUnaryClientInterceptor):
-    """Sends ``authorization: ApiKey <key>`` with every call, the metadata Herald authenticates."""
+class ApiKeyInterceptor(grpc.UnaryUnaryClientInterceptor, grpc.StreamStreamClientInterceptor):
+    """Sends ``authorization: ApiKey <key>`` with every call (the trigger stream's too), the metadata
+    Herald authenticates."""
 
     def __init__(self, api_key: str) -> None:
         self._metadata = ("authorization", f"ApiKey {api_key}")
+
+    def _authorized(self, client_call_details: grpc.ClientCallDetails) -> grpc.ClientCallDetails:
+        metadata = [*(client_call_details.metadata or ()), self._metadata]
+        return client_call_details._replace(metadata=metadata)
 
     def intercept_unary_unary(
         self,
@@ -31,8 +36,15 @@ class ApiKeyInterceptor(grpc.UnaryUnaryClientInterceptor):
         client_call_details: grpc.ClientCallDetails,
         request: Any,
     ) -> Any:
-        metadata = [*(client_call_details.metadata or ()), self._metadata]
-        return continuation(client_call_details._replace(metadata=metadata), request)
+        return continuation(self._authorized(client_call_details), request)
+
+    def intercept_stream_stream(
+        self,
+        continuation: Callable[[grpc.ClientCallDetails, Any], Any],
+        client_call_details: grpc.ClientCallDetails,
+        request_iterator: Any,
+    ) -> Any:
+        return continuation(self._authorized(client_call_details), request_iterator)
 
 
 def _channel(url: str) -> grpc.Channel:
