@@ -7,6 +7,7 @@
 //! trailers): the triggers themselves are stored by the same group commit as every other.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use futures_util::future::{FutureExt, Shared};
 use futures_util::{Stream, StreamExt};
@@ -40,13 +41,13 @@ pub fn trigger_stream(
             let (pool, engine) = (pool.clone(), engine.clone());
             async move {
                 let request = request?;
-                let _finished = match turn {
-                    Some(Turn { previous, finished }) => {
-                        if let Some(previous) = previous {
-                            // Resolves when the previous trigger with this transactionId finished (or was dropped).
+                // Held until this trigger has run (or is dropped): the next one with its transactionId waits.
+                let _turn = match turn {
+                    Some(mut turn) => {
+                        if let Some(previous) = turn.previous.take() {
                             let _ = previous.await;
                         }
-                        Some(finished)
+                        Some(turn)
                     }
                     None => None,
                 };
@@ -56,33 +57,57 @@ pub fn trigger_stream(
         .buffered(MOST_UNANSWERED)
 }
 
-/// Ends (with an error, as no value is ever sent) when its trigger's [`Turn::finished`] is dropped.
+/// Ends (with an error, as no value is ever sent) when its trigger's [`Turn`] is dropped.
 type Finished = Shared<oneshot::Receiver<()>>;
 
-/// A trigger's place among those of its stream with the same transactionId.
+/// The last unanswered trigger of each transactionId of a stream: its number on the stream, and its end.
+type LastTurns = Arc<Mutex<HashMap<String, (u64, Finished)>>>;
+
+/// A trigger's place among those of its stream with the same transactionId. Dropping it (the trigger
+/// has run, or was dropped) lets the next one run, and forgets the transactionId if no later trigger
+/// gave it: the map holds only unanswered transactionIds, however long the stream.
 struct Turn {
     /// The previous one's end, if one is unanswered.
     previous: Option<Finished>,
-    /// Dropped when this one has run, which lets the next one run.
-    finished: oneshot::Sender<()>,
+    last: LastTurns,
+    transaction_id: String,
+    number: u64,
+    _finished: oneshot::Sender<()>,
 }
 
-/// The last trigger of each transactionId seen on a stream.
+impl Drop for Turn {
+    fn drop(&mut self) {
+        let mut last = self.last.lock().expect("never poisoned");
+        if last.get(&self.transaction_id).is_some_and(|(number, _)| *number == self.number) {
+            last.remove(&self.transaction_id);
+        }
+    }
+}
+
+/// The turns of one stream.
 #[derive(Default)]
 struct Turns {
-    last: HashMap<String, Finished>,
+    last: LastTurns,
+    taken: u64,
 }
 
 impl Turns {
     fn take(&mut self, transaction_id: &str) -> Turn {
-        // A long stream sees endless transactionIds; forget those whose last trigger has run. At most
-        // MOST_UNANSWERED are unanswered, so this keeps the map under twice that.
-        if self.last.len() >= 2 * MOST_UNANSWERED {
-            self.last.retain(|_, finished| finished.clone().now_or_never().is_none());
-        }
+        self.taken += 1;
         let (finished, end) = oneshot::channel();
-        let previous = self.last.insert(transaction_id.to_owned(), end.shared());
-        Turn { previous, finished }
+        let previous =
+            self.last.lock().expect("never poisoned").insert(transaction_id.to_owned(), (self.taken, end.shared()));
+        Turn {
+            previous: previous.map(|(_, end)| end),
+            last: self.last.clone(),
+            transaction_id: transaction_id.to_owned(),
+            number: self.taken,
+            _finished: finished,
+        }
+    }
+
+    fn unanswered(&self) -> usize {
+        self.last.lock().expect("never poisoned").len()
     }
 }
 
@@ -95,23 +120,28 @@ mod tests {
         let mut turns = Turns::default();
         let first = turns.take("a");
         let other = turns.take("b");
-        let second = turns.take("a");
+        let mut second = turns.take("a");
         assert!(first.previous.is_none() && other.previous.is_none());
-        let waiting = second.previous.expect("the second `a` waits for the first");
+        let waiting = second.previous.take().expect("the second `a` waits for the first");
         assert!(waiting.clone().now_or_never().is_none(), "the first `a` has not run");
-        drop(first.finished);
+        drop(first);
         assert!(waiting.now_or_never().is_some(), "the first `a` has run");
     }
 
     #[tokio::test]
-    async fn turns_forget_transaction_ids_whose_last_trigger_has_run() {
+    async fn a_transaction_id_is_forgotten_once_its_last_trigger_has_run() {
         let mut turns = Turns::default();
-        let unanswered: Vec<Turn> = (0..10).map(|n| turns.take(&format!("open {n}"))).collect();
-        for n in 0..2 * MOST_UNANSWERED - 10 {
-            drop(turns.take(&format!("done {n}")).finished);
+        let first = turns.take("a");
+        let second = turns.take("a");
+        for n in 0..5_000 {
+            drop(turns.take(&format!("done {n}")));
         }
-        turns.take("one more");
-        assert_eq!(turns.last.len(), 11, "the ten unanswered and the new one");
-        drop(unanswered);
+        assert_eq!(turns.unanswered(), 1, "only `a` is unanswered");
+        drop(first);
+        assert_eq!(turns.unanswered(), 1, "the second `a` is still unanswered");
+        let third = turns.take("a");
+        assert!(third.previous.is_some(), "the third `a` waits for the second");
+        drop((second, third));
+        assert_eq!(turns.unanswered(), 0);
     }
 }

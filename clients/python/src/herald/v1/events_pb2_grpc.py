@@ -88,7 +88,8 @@ class EventsServiceServicer:
     def StreamTriggerEvents(self, request_iterator, context):
         """Triggers over one long-lived stream, for a caller that sends many (gRPC only; no REST path). Each
         request is one trigger, answered by one response in request order; a refused trigger is an answer
-        with status `error` (as in TriggerEventBulk) and the stream goes on. The triggers of a stream are
+        with status `error` (as in TriggerEventBulk) and the stream goes on, while a server failure
+        (UNAVAILABLE, INTERNAL) ends the stream after the answers before it. The triggers of a stream are
         stored concurrently, as concurrent TriggerEvent calls are, up to 1,000 unanswered at a time;
         those giving the same transactionId run one after another in stream order. Each trigger counts
         against the environment's trigger rate limit, which paces the stream (the next request is read
