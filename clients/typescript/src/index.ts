@@ -9,6 +9,7 @@ import { EnvironmentsService } from "./gen/herald/v1/environments_pb.js";
 import {
   EventsService,
   TriggerRecipientSchema,
+  type StreamTriggerEventsRequest,
   type TriggerEventBulkRequest,
   type TriggerEventRequest,
   type TriggerSubscriberSchema,
@@ -58,7 +59,11 @@ export const recipient = {
  * sent as is, Herald could only answer `invalid_recipients` or drop the actor.
  */
 export const requireOneofKinds: Interceptor = (next) => (request) => {
-  if (request.stream) return next(request);
+  if (request.stream) {
+    if (request.method !== EventsService.method.streamTriggerEvents) return next(request);
+    const requests = request.message as AsyncIterable<StreamTriggerEventsRequest>;
+    return next({ ...request, message: checkedStream(requests) } as typeof request);
+  }
   if (request.method === EventsService.method.triggerEvent) {
     requireKinds(request.message as TriggerEventRequest, "");
   } else if (request.method === EventsService.method.triggerEventBulk) {
@@ -67,6 +72,18 @@ export const requireOneofKinds: Interceptor = (next) => (request) => {
   }
   return next(request);
 };
+
+/** The triggers of a stream, each checked as it is sent: a bad one ends the stream with its error. */
+async function* checkedStream(
+  requests: AsyncIterable<StreamTriggerEventsRequest>,
+): AsyncIterable<StreamTriggerEventsRequest> {
+  let index = 0;
+  for await (const request of requests) {
+    if (request.event) requireKinds(request.event, `[${index}].event.`);
+    index += 1;
+    yield request;
+  }
+}
 
 function requireKinds(event: TriggerEventRequest, where: string): void {
   event.to.forEach((to, position) => requireKind(to.kind.case, `${where}to[${position}]`));

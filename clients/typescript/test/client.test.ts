@@ -115,6 +115,27 @@ test("a triggered in-app message is read back with its workflow", async () => {
   assert.equal(message.template?.id, workflow.id);
 });
 
+test("triggers sent over one stream are answered in order", async () => {
+  const run = randomUUID().slice(0, 8);
+  const workflow = await inAppWorkflow(`ts-stream-${run}`, "Hi");
+  async function* triggers() {
+    for (let n = 0; n < 30; n += 1) {
+      const to = n === 3 ? [] : [recipient.subscriberId(`sam-${run}-${n}`)];
+      yield { event: { name: workflow.workflowId, to, transactionId: `${run}-${n}` } };
+    }
+  }
+  const answers = [];
+  for await (const answer of herald.events.streamTriggerEvents(triggers())) answers.push(answer.result);
+  assert.deepEqual(
+    answers.map((answer) => answer?.transactionId),
+    Array.from({ length: 30 }, (_, n) => `${run}-${n}`),
+  );
+  const statuses = answers.map((answer) => answer?.status);
+  assert.equal(statuses[3], TriggerEventStatusEnum_TriggerEventStatus.invalid_recipients);
+  statuses.splice(3, 1);
+  assert.deepEqual(statuses, Array(29).fill(TriggerEventStatusEnum_TriggerEventStatus.processed));
+});
+
 test("a recipient in the REST shape is refused before it is sent", async () => {
   const run = randomUUID().slice(0, 8);
   const workflow = await inAppWorkflow(`ts-shape-${run}`, "Hi");
@@ -130,6 +151,18 @@ test("a recipient in the REST shape is refused before it is sent", async () => {
     }),
   );
   assert.match(bulk.rawMessage, /^events\[0\]\.actor has no kind/);
+
+  async function* streamed() {
+    yield { event: { name: workflow.workflowId, to: [recipient.subscriberId(`ok-${run}`)] } };
+    yield { event: { name: workflow.workflowId, to: [restShape] } };
+  }
+  const stream = await rejection(
+    (async () => {
+      for await (const _answer of herald.events.streamTriggerEvents(streamed()));
+    })(),
+  );
+  assert.equal(stream.code, Code.InvalidArgument);
+  assert.match(stream.rawMessage, /^\[1\]\.event\.to\[0\] has no kind/);
 
   // Nothing reached Herald: the subscriber of the refused trigger does not exist.
   const missing = await rejection(herald.subscribers.getSubscriber({ subscriberId: `lin-${run}` }));

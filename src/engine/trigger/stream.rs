@@ -105,15 +105,16 @@ impl Turns {
             _finished: finished,
         }
     }
-
-    fn unanswered(&self) -> usize {
-        self.last.lock().expect("never poisoned").len()
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The transactionIds the stream still holds.
+    fn unanswered(turns: &Turns) -> usize {
+        turns.last.lock().expect("never poisoned").len()
+    }
 
     #[tokio::test]
     async fn a_turn_waits_for_the_previous_one_with_its_transaction_id_only() {
@@ -136,12 +137,12 @@ mod tests {
         for n in 0..5_000 {
             drop(turns.take(&format!("done {n}")));
         }
-        assert_eq!(turns.unanswered(), 1, "only `a` is unanswered");
+        assert_eq!(unanswered(&turns), 1, "only `a` is unanswered");
         drop(first);
-        assert_eq!(turns.unanswered(), 1, "the second `a` is still unanswered");
+        assert_eq!(unanswered(&turns), 1, "the second `a` is still unanswered");
         let third = turns.take("a");
         assert!(third.previous.is_some(), "the third `a` waits for the second");
         drop((second, third));
-        assert_eq!(turns.unanswered(), 0);
+        assert_eq!(unanswered(&turns), 0);
     }
 }
