@@ -1,5 +1,5 @@
-//! Durability with real processes: a server killed with SIGKILL mid-run loses no acknowledged trigger
-//! and delivers nothing twice after a restart; two worker processes on one database never run a job twice.
+//! Durability with real processes: a server killed with SIGKILL mid-run (triggers by calls, or over
+//! streams) loses no acknowledged trigger and delivers nothing twice after a restart; two worker processes on one database never run a job twice.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -160,6 +160,86 @@ async fn a_server_killed_mid_run_delivers_every_acknowledged_trigger_exactly_onc
     let open =
         count(&mut conn, "SELECT count(*) AS n FROM jobs WHERE status IN ('pending', 'queued', 'running')").await;
     assert!(open > 0, "the kill happened before delivery finished, so there is work to recover");
+
+    let _second = Herald::start(&url, &addr, "all");
+    wait_healthy(&addr).await;
+    wait_until_settled(&mut conn).await;
+    assert_exactly_once(&mut conn, &acknowledged).await;
+}
+
+/// Sends the triggers over four `StreamTriggerEvents` streams; returns the transaction ids answered
+/// `processed`. `on_progress` runs after each such answer with the count so far. A stream ends at its
+/// first error (the server killed).
+async fn stream_triggers(addr: &str, key: &str, on_progress: impl Fn(usize) + Send + Sync + 'static) -> Vec<String> {
+    use herald::proto::herald::v1 as pb;
+    const STREAMS: usize = 4;
+    let acknowledged = Arc::new(Mutex::new(Vec::new()));
+    let on_progress = Arc::new(on_progress);
+    let mut streams = Vec::new();
+    for stream in 0..STREAMS {
+        let channel =
+            tonic::transport::Endpoint::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap();
+        let (sender, requests) = tokio::sync::mpsc::channel(64);
+        let mut request = tonic::Request::new(tokio_stream::wrappers::ReceiverStream::new(requests));
+        request.metadata_mut().insert("authorization", format!("ApiKey {key}").parse().unwrap());
+        let mut answers = pb::events_service_client::EventsServiceClient::new(channel)
+            .stream_trigger_events(request)
+            .await
+            .unwrap()
+            .into_inner();
+        tokio::spawn(async move {
+            for index in (stream..TRIGGERS).step_by(STREAMS) {
+                let event = pb::TriggerEventRequest {
+                    name: "crash".into(),
+                    to: vec![pb::TriggerRecipient {
+                        kind: Some(pb::trigger_recipient::Kind::SubscriberId(format!("s-{}", index % 50))),
+                    }],
+                    transaction_id: Some(format!("stream-{index}")),
+                    ..Default::default()
+                };
+                if sender.send(pb::StreamTriggerEventsRequest { event: Some(event) }).await.is_err() {
+                    return; // the stream is gone
+                }
+            }
+        });
+        let (acknowledged, on_progress) = (acknowledged.clone(), on_progress.clone());
+        streams.push(tokio::spawn(async move {
+            while let Ok(Some(answer)) = answers.message().await {
+                let answer = answer.result.unwrap();
+                if answer.acknowledged {
+                    let mut list = acknowledged.lock().await;
+                    list.push(answer.transaction_id.unwrap());
+                    on_progress(list.len());
+                }
+            }
+        }));
+    }
+    for stream in streams {
+        stream.await.unwrap();
+    }
+    Arc::try_unwrap(acknowledged).unwrap().into_inner()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_killed_mid_stream_delivers_every_trigger_it_answered_exactly_once_after_restart() {
+    let url = fresh_schema_url().await;
+    let key = prepare(&url);
+    let addr = free_addr();
+    let slow = [("HERALD_WORKER_CONCURRENCY", "1"), ("HERALD_WORKER_BATCH_SIZE", "5")];
+    let first = Arc::new(std::sync::Mutex::new(Herald::start_with(&url, &addr, "all", &slow)));
+    wait_healthy(&addr).await;
+    create_workflow(&addr, &key).await;
+
+    let killer = first.clone();
+    let acknowledged = stream_triggers(&addr, &key, move |answered| {
+        if answered == TRIGGERS / 2 {
+            killer.lock().unwrap().kill();
+        }
+    })
+    .await;
+    assert!(acknowledged.len() >= TRIGGERS / 2, "{} acknowledged", acknowledged.len());
+    assert!(acknowledged.len() < TRIGGERS, "the kill cut the streams short");
+    let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
 
     let _second = Herald::start(&url, &addr, "all");
     wait_healthy(&addr).await;
