@@ -137,34 +137,48 @@ async fn assert_exactly_once(conn: &mut AsyncPgConnection, acknowledged: &[Strin
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_server_killed_mid_run_delivers_every_acknowledged_trigger_exactly_once_after_restart() {
+/// A server on a fresh schema with the `crash` workflow and one small worker loop, so that delivery lags
+/// behind the triggers and a kill lands mid-run: (database URL, API key, address, the process).
+async fn start_slow_server() -> (String, String, String, Arc<std::sync::Mutex<Herald>>) {
     let url = fresh_schema_url().await;
     let key = prepare(&url);
     let addr = free_addr();
-    // One small worker loop, so that delivery lags behind the triggers and the kill lands mid-run.
     let slow = [("HERALD_WORKER_CONCURRENCY", "1"), ("HERALD_WORKER_BATCH_SIZE", "5")];
-    let first = Arc::new(std::sync::Mutex::new(Herald::start_with(&url, &addr, "all", &slow)));
+    let server = Arc::new(std::sync::Mutex::new(Herald::start_with(&url, &addr, "all", &slow)));
     wait_healthy(&addr).await;
     create_workflow(&addr, &key).await;
+    (url, key, addr, server)
+}
 
-    let killer = first.clone();
-    let acknowledged = send_triggers(&addr, &key, "crash", move |sent| {
-        if sent == TRIGGERS / 2 {
-            killer.lock().unwrap().kill();
+/// A progress callback that kills `server` (SIGKILL) when half the triggers are acknowledged.
+fn kill_at_half(server: &Arc<std::sync::Mutex<Herald>>) -> impl Fn(usize) + Send + Sync + 'static {
+    let server = server.clone();
+    move |acknowledged| {
+        if acknowledged == TRIGGERS / 2 {
+            server.lock().unwrap().kill();
         }
-    })
-    .await;
+    }
+}
+
+/// Starts the server again and, once every job has settled, checks that each of `acknowledged` was
+/// delivered exactly once.
+async fn restart_and_assert_exactly_once(url: &str, addr: &str, conn: &mut AsyncPgConnection, acknowledged: &[String]) {
+    let _second = Herald::start(url, addr, "all");
+    wait_healthy(addr).await;
+    wait_until_settled(conn).await;
+    assert_exactly_once(conn, acknowledged).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_killed_mid_run_delivers_every_acknowledged_trigger_exactly_once_after_restart() {
+    let (url, key, addr, first) = start_slow_server().await;
+    let acknowledged = send_triggers(&addr, &key, "crash", kill_at_half(&first)).await;
     assert!(acknowledged.len() >= TRIGGERS / 2, "{} acknowledged", acknowledged.len());
     let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
     let open =
         count(&mut conn, "SELECT count(*) AS n FROM jobs WHERE status IN ('pending', 'queued', 'running')").await;
     assert!(open > 0, "the kill happened before delivery finished, so there is work to recover");
-
-    let _second = Herald::start(&url, &addr, "all");
-    wait_healthy(&addr).await;
-    wait_until_settled(&mut conn).await;
-    assert_exactly_once(&mut conn, &acknowledged).await;
+    restart_and_assert_exactly_once(&url, &addr, &mut conn, &acknowledged).await;
 }
 
 /// Sends the triggers over four `StreamTriggerEvents` streams; returns the transaction ids answered
@@ -222,29 +236,12 @@ async fn stream_triggers(addr: &str, key: &str, on_progress: impl Fn(usize) + Se
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_killed_mid_stream_delivers_every_trigger_it_answered_exactly_once_after_restart() {
-    let url = fresh_schema_url().await;
-    let key = prepare(&url);
-    let addr = free_addr();
-    let slow = [("HERALD_WORKER_CONCURRENCY", "1"), ("HERALD_WORKER_BATCH_SIZE", "5")];
-    let first = Arc::new(std::sync::Mutex::new(Herald::start_with(&url, &addr, "all", &slow)));
-    wait_healthy(&addr).await;
-    create_workflow(&addr, &key).await;
-
-    let killer = first.clone();
-    let acknowledged = stream_triggers(&addr, &key, move |answered| {
-        if answered == TRIGGERS / 2 {
-            killer.lock().unwrap().kill();
-        }
-    })
-    .await;
+    let (url, key, addr, first) = start_slow_server().await;
+    let acknowledged = stream_triggers(&addr, &key, kill_at_half(&first)).await;
     assert!(acknowledged.len() >= TRIGGERS / 2, "{} acknowledged", acknowledged.len());
     assert!(acknowledged.len() < TRIGGERS, "the kill cut the streams short");
     let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
-
-    let _second = Herald::start(&url, &addr, "all");
-    wait_healthy(&addr).await;
-    wait_until_settled(&mut conn).await;
-    assert_exactly_once(&mut conn, &acknowledged).await;
+    restart_and_assert_exactly_once(&url, &addr, &mut conn, &acknowledged).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
