@@ -37,10 +37,11 @@ impl Shared {
     /// is `doomed` (an earlier answer of it held the needle).
     fn verdict(&self, answer: &[u8], doomed: bool) -> Verdict {
         let mut armed = self.armed.lock().unwrap();
-        let holds_needle = armed.as_ref().is_some_and(|(_, needle)| contains(answer, needle));
-        match (doomed || holds_needle, transaction_status(answer)) {
+        // The first answer to hold the needle disarms the relay: two connections running the marked
+        // statement at once (two worker loops claiming) would otherwise both be doomed, and two answers lost.
+        let chosen = doomed || armed.take_if(|(_, needle)| contains(answer, needle)).is_some();
+        match (chosen, transaction_status(answer)) {
             (true, Some(b'I')) => {
-                *armed = None;
                 self.cuts.fetch_add(1, Ordering::SeqCst);
                 Verdict::Cut
             }
